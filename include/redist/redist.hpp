@@ -20,3 +20,9 @@
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
+#include <redist/axis_cut.hpp>
+#include <redist/copy_kernel.hpp>
+#include <redist/executor.hpp>
+#include <redist/plan.hpp>
+#include <redist/redistributor.hpp>
+#include <redist/task_graph.hpp>

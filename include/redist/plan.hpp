@@ -1,0 +1,266 @@
+#pragma once
+/// @file plan.hpp
+/// The per-rank plan (papers/cao2021-*.txt section 3, Algorithm 1, and section 5): what
+/// this rank sends to each peer, receives from each peer, and copies locally, as
+/// ordered segment lists. Pure: no MPI, no Kokkos, no element type.
+///
+/// Sender and receiver derive the same order for the segments they exchange, without
+/// exchanging sizes: segments are ordered by (batch, peer, column piece, row piece),
+/// where pieces are the global 1-D piece indices of the AxisCut. Each (peer, batch) pair
+/// is one message carrying exactly the segments' elements ("dynamic volume"), packed
+/// segment after segment, each column-major.
+///
+/// Batches (section 6.2.1): source tile columns of the region are grouped `batch` at a
+/// time; a batch's messages are in flight together, so buffer memory is bounded by the
+/// largest batch. The batch of a segment depends only on global quantities, so every
+/// rank agrees on it.
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <redist/axis_cut.hpp>
+#include <redist/distribution.hpp>
+#include <redist/error.hpp>
+#include <redist/layout.hpp>
+#include <redist/region.hpp>
+#include <redist/segment.hpp>
+
+namespace redist {
+
+/// Tuning knobs of planning and execution.
+struct PlanOptions {
+  /// Source tile columns per batch; 0 picks the largest batch whose whole-region volume
+  /// fits `max_buffer_bytes` (so no rank's buffers exceed it).
+  index_t batch = 0;
+  /// Budget for the automatic batch, in bytes.
+  index_t max_buffer_bytes = index_t{1} << 30;
+  /// Element size in bytes (set by the Redistributor from its element type).
+  index_t element_bytes = 8;
+  /// Largest MPI message in bytes; longer messages are split into several. The default
+  /// is the largest count an MPI `int` can carry; tests lower it to exercise the split.
+  index_t max_message_bytes = INT_MAX;
+};
+
+/// A segment with its place in the message order and in its message buffer.
+struct PlannedSegment {
+  Segment segment;
+  index_t col_piece = 0;      ///< global column piece index (message order, outer)
+  index_t row_piece = 0;      ///< global row piece index (message order, inner)
+  index_t batch = 0;          ///< batch of the segment's source tile column
+  int peer = 0;               ///< the other rank (source owner when receiving)
+  index_t buffer_offset = 0;  ///< element offset in the batch buffer (remote only)
+};
+
+/// One message: segments [first, first + count) of a direction's list, for one peer
+/// and batch, occupying [buffer_offset, buffer_offset + elements) of the batch buffer.
+struct Message {
+  int peer = 0;
+  index_t batch = 0;
+  index_t first = 0;
+  index_t count = 0;
+  index_t elements = 0;
+  index_t buffer_offset = 0;
+};
+
+/// Everything one rank sends (or receives).
+struct Direction {
+  std::vector<PlannedSegment> segments;  ///< sorted by (batch, peer, col, row piece)
+  std::vector<Message> messages;         ///< sorted by (batch, peer)
+  std::vector<index_t> batch_elements;   ///< buffer elements each batch needs
+  index_t elements = 0;
+};
+
+/// Per-rank statistics of a plan (the cost model's M_send, M_receive, M_local, in
+/// elements; papers/cao2021-*.txt section 7.2).
+struct PlanStats {
+  index_t elements_sent = 0;
+  index_t elements_received = 0;
+  index_t elements_local = 0;
+  index_t messages_sent = 0;
+  index_t messages_received = 0;
+  index_t segments_sent = 0;
+  index_t segments_received = 0;
+  index_t segments_local = 0;
+  index_t dst_tiles = 0;  ///< target tiles of this rank that the region touches
+  std::array<index_t, 9> categories{};  ///< of those tiles, by category
+  index_t buffer_elements = 0;          ///< send + receive buffer of the largest batch
+};
+
+class Plan {
+ public:
+  int rank = 0;
+  int comm_size = 1;
+  index_t batch = 1;    ///< source tile columns per batch
+  index_t batches = 0;  ///< number of batches
+  PlanOptions options;
+  Direction send;
+  Direction recv;
+  std::vector<PlannedSegment> local;  ///< sorted like the others; peer == rank
+  PlanStats stats;
+
+  /// Approximate heap bytes held by the plan.
+  std::size_t memory_bytes() const {
+    return (send.segments.capacity() + recv.segments.capacity() + local.capacity()) *
+               sizeof(PlannedSegment) +
+           (send.messages.capacity() + recv.messages.capacity()) * sizeof(Message);
+  }
+};
+
+namespace detail {
+
+inline void check_owner(int owner, int comm_size, const char* side, TileIndex t) {
+  if (owner < 0 || owner >= comm_size) {
+    std::ostringstream os;
+    os << "redist: owner outside the communicator: " << side << ".owner(" << t << ") = " << owner
+       << " (communicator size = " << comm_size << ")";
+    throw distribution_error(os.str());
+  }
+}
+
+inline bool segment_order(const PlannedSegment& a, const PlannedSegment& b) {
+  if (a.batch != b.batch) return a.batch < b.batch;
+  if (a.peer != b.peer) return a.peer < b.peer;
+  if (a.col_piece != b.col_piece) return a.col_piece < b.col_piece;
+  return a.row_piece < b.row_piece;
+}
+
+/// Sorts a direction's segments, cuts them into messages and lays the messages of each
+/// batch back to back in the batch buffer.
+inline void finish_direction(Direction& d, index_t batches) {
+  std::sort(d.segments.begin(), d.segments.end(), segment_order);
+  d.batch_elements.assign(static_cast<std::size_t>(batches), 0);
+  for (index_t s = 0; s < static_cast<index_t>(d.segments.size()); ++s) {
+    PlannedSegment& ps = d.segments[static_cast<std::size_t>(s)];
+    if (d.messages.empty() || d.messages.back().peer != ps.peer || d.messages.back().batch != ps.batch)
+      d.messages.push_back(Message{ps.peer, ps.batch, s, 0, 0,
+                                   d.batch_elements[static_cast<std::size_t>(ps.batch)]});
+    Message& m = d.messages.back();
+    ps.buffer_offset = m.buffer_offset + m.elements;
+    const index_t n = ps.segment.extent.size();
+    m.elements += n;
+    m.count += 1;
+    d.batch_elements[static_cast<std::size_t>(ps.batch)] += n;
+    d.elements += n;
+  }
+}
+
+/// The automatic batch: as many source tile columns as keep the whole region's batch
+/// volume within the budget. Uses only global quantities, so all ranks agree.
+inline index_t automatic_batch(const Region& r, index_t src_cols_touched, const PlanOptions& o) {
+  if (src_cols_touched == 0) return 1;
+  const double bytes_per_col = static_cast<double>(r.extent.rows) *
+                               static_cast<double>(r.extent.cols) /
+                               static_cast<double>(src_cols_touched) *
+                               static_cast<double>(o.element_bytes);
+  const double fit = static_cast<double>(o.max_buffer_bytes) / (bytes_per_col > 1 ? bytes_per_col : 1);
+  const index_t b = static_cast<index_t>(fit);
+  return std::clamp<index_t>(b, 1, src_cols_touched);
+}
+
+}  // namespace detail
+
+/// Plans rank `rank`'s part of moving region `r` from `src` to `dst`, among `comm_size`
+/// ranks. Cost: O(pieces per axis + segments this rank touches), plus a scan of the
+/// touched tile box for distributions without EnumeratesOwnedTiles.
+/// @throws region_error if r does not fit; distribution_error if a distribution uses
+/// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
+/// options.
+template <class SrcLayout, class DstLayout>
+Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
+               int comm_size, PlanOptions options = {}) {
+  validate_region(r, src.shape(), dst.shape());
+  detail::require<invalid_argument>(comm_size > 0, "communicator size must be positive",
+                                    "comm_size", comm_size);
+  detail::require<invalid_argument>(options.batch >= 0, "batch must be >= 0 (0 = automatic)",
+                                    "batch", options.batch);
+  detail::require<invalid_argument>(options.max_message_bytes >= 1,
+                                    "message split limit must be positive",
+                                    "max_message_bytes", options.max_message_bytes);
+  detail::require<invalid_argument>(options.element_bytes >= 1, "element size must be positive",
+                                    "element_bytes", options.element_bytes);
+  if (src.ranks() > comm_size)
+    throw distribution_error(detail::describe("source distribution needs more ranks than the communicator has",
+                                              "src.ranks()", src.ranks()) +
+                             " (communicator size = " + std::to_string(comm_size) + ")");
+  if (dst.ranks() > comm_size)
+    throw distribution_error(detail::describe("target distribution needs more ranks than the communicator has",
+                                              "dst.ranks()", dst.ranks()) +
+                             " (communicator size = " + std::to_string(comm_size) + ")");
+
+  Plan plan;
+  plan.rank = rank;
+  plan.comm_size = comm_size;
+  plan.options = options;
+  if (r.empty()) return plan;
+
+  const AxisCut rows(src.shape().rows(), dst.shape().rows(), r.axis<Axis::row>());
+  const AxisCut cols(src.shape().cols(), dst.shape().cols(), r.axis<Axis::col>());
+  const index_t src_cols = cols.src_end() - cols.src_begin();
+  plan.batch = options.batch > 0 ? std::min(options.batch, src_cols)
+                                 : detail::automatic_batch(r, src_cols, options);
+  plan.batches = (src_cols + plan.batch - 1) / plan.batch;
+  const auto batch_of = [&](index_t src_tile_col) { return (src_tile_col - cols.src_begin()) / plan.batch; };
+  const auto planned = [&](index_t a, index_t b, int peer) {
+    const Piece &pr = rows.piece(a), &pc = cols.piece(b);
+    const index_t k_r = rows.pieces_of_dst(pr.dst_tile).second - rows.pieces_of_dst(pr.dst_tile).first;
+    const index_t k_c = cols.pieces_of_dst(pc.dst_tile).second - cols.pieces_of_dst(pc.dst_tile).first;
+    const Role role = role_of(position_of(a - rows.pieces_of_dst(pr.dst_tile).first, k_r),
+                              position_of(b - cols.pieces_of_dst(pc.dst_tile).first, k_c));
+    return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0};
+  };
+
+  // Receiving side: the target tiles this rank owns.
+  const TileBox dst_box{{rows.dst_begin(), cols.dst_begin()}, {rows.dst_end(), cols.dst_end()}};
+  for_each_owned_tile(dst.distribution(), rank, dst_box, [&](TileIndex t) {
+    detail::check_owner(dst.owner(t), comm_size, "dst", t);
+    const auto [a0, a1] = rows.pieces_of_dst(t.m);
+    const auto [b0, b1] = cols.pieces_of_dst(t.n);
+    plan.stats.dst_tiles += 1;
+    plan.stats.categories[static_cast<std::size_t>(category_of(a1 - a0, b1 - b0))] += 1;
+    for (index_t b = b0; b < b1; ++b)
+      for (index_t a = a0; a < a1; ++a) {
+        const TileIndex y{rows.piece(a).src_tile, cols.piece(b).src_tile};
+        const int owner = src.owner(y);
+        detail::check_owner(owner, comm_size, "src", y);
+        (owner == rank ? plan.local : plan.recv.segments).push_back(planned(a, b, owner));
+      }
+  });
+  // Sending side: the source tiles this rank owns, to every other target owner.
+  const TileBox src_box{{rows.src_begin(), cols.src_begin()}, {rows.src_end(), cols.src_end()}};
+  for_each_owned_tile(src.distribution(), rank, src_box, [&](TileIndex y) {
+    detail::check_owner(src.owner(y), comm_size, "src", y);
+    const auto [a0, a1] = rows.pieces_of_src(y.m);
+    const auto [b0, b1] = cols.pieces_of_src(y.n);
+    for (index_t b = b0; b < b1; ++b)
+      for (index_t a = a0; a < a1; ++a) {
+        const TileIndex t{rows.piece(a).dst_tile, cols.piece(b).dst_tile};
+        const int owner = dst.owner(t);
+        detail::check_owner(owner, comm_size, "dst", t);
+        if (owner != rank) plan.send.segments.push_back(planned(a, b, owner));
+      }
+  });
+
+  detail::finish_direction(plan.send, plan.batches);
+  detail::finish_direction(plan.recv, plan.batches);
+  std::sort(plan.local.begin(), plan.local.end(), detail::segment_order);
+
+  PlanStats& s = plan.stats;
+  s.elements_sent = plan.send.elements;
+  s.elements_received = plan.recv.elements;
+  for (const auto& ps : plan.local) s.elements_local += ps.segment.extent.size();
+  s.messages_sent = static_cast<index_t>(plan.send.messages.size());
+  s.messages_received = static_cast<index_t>(plan.recv.messages.size());
+  s.segments_sent = static_cast<index_t>(plan.send.segments.size());
+  s.segments_received = static_cast<index_t>(plan.recv.segments.size());
+  s.segments_local = static_cast<index_t>(plan.local.size());
+  for (index_t k = 0; k < plan.batches; ++k)
+    s.buffer_elements = std::max(s.buffer_elements, plan.send.batch_elements[static_cast<std::size_t>(k)] +
+                                                        plan.recv.batch_elements[static_cast<std::size_t>(k)]);
+  return plan;
+}
+
+}  // namespace redist

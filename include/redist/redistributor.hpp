@@ -1,0 +1,157 @@
+#pragma once
+/// @file redistributor.hpp
+/// Redistributor<Src, Dst>: the public entry point. Plans once (collectively checked),
+/// builds the task graph and its executor, then moves the region as often as asked.
+///
+///   redist::Redistributor r(A, B, comm, redist::Region{{rows, cols}, {i, j}, {k, l}});
+///   r.redistribute();           // blocking
+///   r.start(); ...; r.wait();   // or overlapped with the caller's work
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/error.hpp>
+#include <redist/executor.hpp>
+#include <redist/plan.hpp>
+#include <redist/region.hpp>
+#include <redist/task_graph.hpp>
+
+namespace redist {
+
+namespace detail {
+
+enum class ErrorKind : int {
+  none = 0, error, invalid_argument, region, distribution, storage, parse, communication
+};
+
+inline ErrorKind kind_of(const std::exception& e) {
+  if (dynamic_cast<const region_error*>(&e)) return ErrorKind::region;
+  if (dynamic_cast<const distribution_error*>(&e)) return ErrorKind::distribution;
+  if (dynamic_cast<const storage_error*>(&e)) return ErrorKind::storage;
+  if (dynamic_cast<const parse_error*>(&e)) return ErrorKind::parse;
+  if (dynamic_cast<const invalid_argument*>(&e)) return ErrorKind::invalid_argument;
+  if (dynamic_cast<const communication_error*>(&e)) return ErrorKind::communication;
+  return ErrorKind::error;
+}
+
+[[noreturn]] inline void throw_kind(ErrorKind k, const std::string& what) {
+  switch (k) {
+    case ErrorKind::region: throw region_error(what);
+    case ErrorKind::distribution: throw distribution_error(what);
+    case ErrorKind::storage: throw storage_error(what);
+    case ErrorKind::parse: throw parse_error(what);
+    case ErrorKind::invalid_argument: throw invalid_argument(what);
+    case ErrorKind::communication: throw communication_error(what);
+    default: throw error(what);
+  }
+}
+
+/// Runs f on every rank; if it throws on any rank, every rank throws the same error
+/// type with the message of the lowest failing rank. No rank is left in a collective.
+template <class F>
+void collectively(const boost::mpi::communicator& comm, F&& f) {
+  ErrorKind kind = ErrorKind::none;
+  std::string what;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    kind = kind_of(e);
+    what = e.what();
+  }
+  const int me = kind == ErrorKind::none ? comm.size() : comm.rank();
+  const int first = boost::mpi::all_reduce(comm, me, boost::mpi::minimum<int>());
+  if (first == comm.size()) return;
+  int k = static_cast<int>(kind);
+  boost::mpi::broadcast(comm, k, first);
+  boost::mpi::broadcast(comm, what, first);
+  throw_kind(static_cast<ErrorKind>(k), what);
+}
+
+template <class A, class B>
+bool overlaps(const A& a, const B& b) {
+  const auto* a0 = reinterpret_cast<const char*>(a.data());
+  const auto* b0 = reinterpret_cast<const char*>(b.data());
+  const auto* a1 = a0 + a.span() * sizeof(typename A::value_type);
+  const auto* b1 = b0 + b.span() * sizeof(typename B::value_type);
+  return a.span() > 0 && b.span() > 0 && a0 < b1 && b0 < a1;
+}
+
+}  // namespace detail
+
+template <class Src, class Dst>
+class Redistributor {
+  static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+                "redist: source and target element types differ");
+  static_assert(std::is_same_v<typename Src::memory_space, typename Dst::memory_space>,
+                "redist: source and target must live in the same Kokkos memory space");
+
+ public:
+  using value_type = typename Src::value_type;
+  using memory_space = typename Src::memory_space;
+
+  /// Plans moving `region` from src to dst among the ranks of `comm` (duplicated, so
+  /// redist's messages never meet the caller's). Collective.
+  /// @throws (on every rank) region_error, distribution_error, storage_error,
+  /// invalid_argument naming the parameter and value, if any rank finds bad input.
+  Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm, Region region,
+                PlanOptions options = {})
+      : comm_(comm, boost::mpi::comm_duplicate), region_(region) {
+    options.element_bytes = static_cast<index_t>(sizeof(value_type));
+    detail::collectively(comm_, [&] {
+      check_matrices(src, dst);
+      executor_ = std::make_unique<Executor<value_type, memory_space>>(
+          make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options),
+          src, dst, comm_);
+    });
+  }
+
+  /// Moves the whole source matrix to the same place in the target.
+  Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm,
+                PlanOptions options = {})
+      : Redistributor(src, dst, comm, Region::whole(src.layout().extents()), options) {}
+
+  /// Moves the region; returns when this rank's part is complete. Collective.
+  void redistribute() { executor_->run(); }
+  /// Posts receives, sends, and local copies; returns without waiting.
+  void start() { executor_->start(); }
+  /// Completes what start() began.
+  void wait() { executor_->wait(); }
+
+  const Plan& plan() const { return executor_->plan(); }
+  const TaskGraph& task_graph() const { return executor_->graph(); }
+  const Region& region() const { return region_; }
+  const boost::mpi::communicator& communicator() const { return comm_; }
+  /// Bytes of message buffers held between executions.
+  index_t buffer_bytes() const { return executor_->buffer_bytes(); }
+  /// Tasks run by the last execution, per TaskKind.
+  const std::array<std::size_t, 5>& tasks_run() const { return executor_->tasks_run(); }
+
+ private:
+  void check_matrices(const Src& src, Dst& dst) const {
+    if (src.rank() != comm_.rank())
+      throw invalid_argument(detail::describe("source matrix was built for another rank",
+                                              "src.rank()", src.rank()) +
+                             " (this rank = " + std::to_string(comm_.rank()) + ")");
+    if (dst.rank() != comm_.rank())
+      throw invalid_argument(detail::describe("target matrix was built for another rank",
+                                              "dst.rank()", dst.rank()) +
+                             " (this rank = " + std::to_string(comm_.rank()) + ")");
+    for (std::size_t a = 0; a < src.allocations().size(); ++a)
+      for (std::size_t b = 0; b < dst.allocations().size(); ++b)
+        if (detail::overlaps(src.allocations()[a], dst.allocations()[b]))
+          throw storage_error(detail::describe("source and target storage overlap in memory",
+                                               "src.allocations()[" + std::to_string(a) + "]",
+                                               "dst.allocations()[" + std::to_string(b) + "]"));
+  }
+
+  boost::mpi::communicator comm_;
+  Region region_;
+  std::unique_ptr<Executor<value_type, memory_space>> executor_;
+};
+
+}  // namespace redist
