@@ -26,7 +26,8 @@ class RandomDistribution {
     h = mix(h ^ static_cast<std::uint64_t>(t.m));
     h = mix(h ^ (static_cast<std::uint64_t>(t.n) * 0x9E3779B97F4A7C15ull));
     // Multiply-high maps 64 random bits onto [0, ranks) without modulo bias worth noting.
-    return static_cast<int>((static_cast<unsigned __int128>(h) * static_cast<unsigned>(ranks_)) >> 64);
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<int>((static_cast<u128>(h) * static_cast<unsigned>(ranks_)) >> 64);
   }
   friend constexpr bool operator==(const RandomDistribution&, const RandomDistribution&) = default;
 

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the system packages redist needs (Debian/Ubuntu). Idempotent: apt runs only when
+# something is missing.
+set -euo pipefail
+
+packages=(
+  cmake g++ make ninja-build
+  libboost-mpi-dev libboost-graph-dev libopenmpi-dev openmpi-bin
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+  doctest-dev libscalapack-openmpi-dev gnuplot-nox
+  libblas-dev liblapack-dev  # Kokkos Kernels' CMake config names libblas.so, liblapack.so
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1; then
+  sudo=(sudo)
+else
+  echo "setup: missing ${missing[*]}; run as root or install sudo" >&2
+  exit 1
+fi
+
+echo "setup: installing ${missing[*]}"
+"${sudo[@]}" apt-get update
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+  "${missing[@]}"
