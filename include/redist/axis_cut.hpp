@@ -35,7 +35,8 @@ class AxisCut {
     src_first_.assign(static_cast<std::size_t>(src_end_ - src_begin_ + 1),
                       static_cast<index_t>(pieces_.size()));
     for (index_t p = static_cast<index_t>(pieces_.size()) - 1; p >= 0; --p)
-      src_first_[static_cast<std::size_t>(pieces_[static_cast<std::size_t>(p)].src_tile - src_begin_)] = p;
+      src_first_[static_cast<std::size_t>(pieces_[static_cast<std::size_t>(p)].src_tile -
+                                          src_begin_)] = p;
     // Source tiles are contiguous in the piece order: src_first is non-decreasing.
   }
 

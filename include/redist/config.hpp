@@ -37,11 +37,11 @@ namespace detail {
 #endif
 
 #if REDIST_ENABLE_CONTRACTS
-#define REDIST_EXPECTS(cond)                                                            \
-  ((cond) ? static_cast<void>(0)                                                        \
+#define REDIST_EXPECTS(cond)     \
+  ((cond) ? static_cast<void>(0) \
           : ::redist::detail::contract_violation("precondition", #cond, __FILE__, __LINE__))
-#define REDIST_ENSURES(cond)                                                            \
-  ((cond) ? static_cast<void>(0)                                                        \
+#define REDIST_ENSURES(cond)     \
+  ((cond) ? static_cast<void>(0) \
           : ::redist::detail::contract_violation("postcondition", #cond, __FILE__, __LINE__))
 #else
 #define REDIST_EXPECTS(cond) static_cast<void>(0)

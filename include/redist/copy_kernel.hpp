@@ -46,7 +46,8 @@ void copy_block(const BlockCopy<T>& c) {
     const index_t lds = c.lds, ldd = c.ldd;
     Kokkos::parallel_for(
         "redist::copy_block",
-        Kokkos::MDRangePolicy<exec, Kokkos::Rank<2, Kokkos::Iterate::Left>>({0, 0}, {c.rows, c.cols}),
+        Kokkos::MDRangePolicy<exec, Kokkos::Rank<2, Kokkos::Iterate::Left>>({0, 0},
+                                                                            {c.rows, c.cols}),
         KOKKOS_LAMBDA(index_t i, index_t j) { dst[i + j * ldd] = src[i + j * lds]; });
   }
 }

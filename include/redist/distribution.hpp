@@ -57,10 +57,10 @@ struct TileVisitorArchetype {
 
 /// A distribution that can list one rank's tiles without scanning the whole box.
 template <class D>
-concept EnumeratesOwnedTiles =
-    Distribution<D> && requires(const D& d, int r, TileBox box, detail::TileVisitorArchetype f) {
-      d.for_each_owned(r, box, f);
-    };
+concept EnumeratesOwnedTiles = Distribution<D> &&
+    requires(const D& d, int r, TileBox box, detail::TileVisitorArchetype f) {
+  d.for_each_owned(r, box, f);
+};
 
 /// A distribution whose owner depends on a grid row chosen by m and a grid column
 /// chosen by n: owner(m, n) == rank_of({grid_row(m), grid_col(n)}).

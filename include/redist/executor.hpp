@@ -170,13 +170,19 @@ class Executor {
   // Ready queues by priority: batch gates, sends, local work, remote unpacks.
   static constexpr int priority(const Task& t) {
     switch (t.kind) {
-      case TaskKind::batch: return 0;
-      case TaskKind::send: return 1;
-      case TaskKind::receive: return t.remote ? 3 : 2;
-      default: return 2;
+      case TaskKind::batch:
+        return 0;
+      case TaskKind::send:
+        return 1;
+      case TaskKind::receive:
+        return t.remote ? 3 : 2;
+      default:
+        return 2;
     }
   }
-  void push_ready(std::size_t v) { ready_[static_cast<std::size_t>(priority(graph_.graph[v]))].push_back(v); }
+  void push_ready(std::size_t v) {
+    ready_[static_cast<std::size_t>(priority(graph_.graph[v]))].push_back(v);
+  }
 
   /// Runs ready tasks until none is left.
   void drain() {
@@ -204,7 +210,9 @@ class Executor {
     const Task& t = graph_.graph[v];
     tasks_run_[static_cast<std::size_t>(t.kind)] += 1;
     switch (t.kind) {
-      case TaskKind::batch: open_batch(t.batch); break;
+      case TaskKind::batch:
+        open_batch(t.batch);
+        break;
       case TaskKind::send:
         for (index_t s : graph_.send_lists[static_cast<std::size_t>(t.index)]) {
           copy_block<MemorySpace>(send_copies_[static_cast<std::size_t>(s)]);
@@ -217,7 +225,8 @@ class Executor {
                                          : local_copies_[static_cast<std::size_t>(t.index)]);
         break;
       case TaskKind::init:
-      case TaskKind::finish: break;
+      case TaskKind::finish:
+        break;
     }
   }
 
@@ -231,11 +240,13 @@ class Executor {
       if (plan_.recv.messages[m].batch == k) msgs.push_back(m);
     const int me = plan_.rank, p = plan_.comm_size;
     std::stable_sort(msgs.begin(), msgs.end(), [&](std::size_t a, std::size_t b) {
-      return (plan_.recv.messages[a].peer - me + p) % p < (plan_.recv.messages[b].peer - me + p) % p;
+      return (plan_.recv.messages[a].peer - me + p) % p <
+             (plan_.recv.messages[b].peer - me + p) % p;
     });
     for (std::size_t m : msgs) {
       const Message& msg = plan_.recv.messages[m];
-      char* base = reinterpret_cast<char*>((staged ? recv_host_.data() : recv_buf_.data()) + msg.buffer_offset);
+      char* base = reinterpret_cast<char*>((staged ? recv_host_.data() : recv_buf_.data()) +
+                                           msg.buffer_offset);
       for_each_chunk(msg, [&](index_t off, int bytes) {
         recv_requests_.push_back(comm_.irecv(msg.peer, tag(msg.batch), base + off, bytes));
         recv_request_message_.push_back(m);
@@ -246,14 +257,15 @@ class Executor {
 
   void post_send(const Message& msg) {
     if constexpr (staged) {
-      const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(msg.buffer_offset),
-                                                  static_cast<std::size_t>(msg.buffer_offset + msg.elements));
+      const std::pair<std::size_t, std::size_t> r(
+          static_cast<std::size_t>(msg.buffer_offset),
+          static_cast<std::size_t>(msg.buffer_offset + msg.elements));
       Kokkos::deep_copy(Kokkos::subview(send_host_, r), Kokkos::subview(send_buf_, r));
     } else {
       Kokkos::fence();  // packing kernels must be done before MPI reads the buffer
     }
-    const char* base =
-        reinterpret_cast<const char*>((staged ? send_host_.data() : send_buf_.data()) + msg.buffer_offset);
+    const char* base = reinterpret_cast<const char*>(
+        (staged ? send_host_.data() : send_buf_.data()) + msg.buffer_offset);
     for_each_chunk(msg, [&](index_t off, int bytes) {
       send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), base + off, bytes));
     });
@@ -262,8 +274,9 @@ class Executor {
   void arrived(std::size_t m) {
     if constexpr (staged) {
       const Message& msg = plan_.recv.messages[m];
-      const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(msg.buffer_offset),
-                                                  static_cast<std::size_t>(msg.buffer_offset + msg.elements));
+      const std::pair<std::size_t, std::size_t> r(
+          static_cast<std::size_t>(msg.buffer_offset),
+          static_cast<std::size_t>(msg.buffer_offset + msg.elements));
       Kokkos::deep_copy(Kokkos::subview(recv_buf_, r), Kokkos::subview(recv_host_, r));
     }
     for (std::size_t v : receives_of_message_[m])

@@ -34,7 +34,9 @@ struct TileIndex {
   constexpr TileIndex(index_t m_, index_t n_) : m(m_), n(n_) {}
   /// The component along axis A (m for rows, n for columns).
   template <Axis A>
-  constexpr index_t get() const { return A == Axis::row ? m : n; }
+  constexpr index_t get() const {
+    return A == Axis::row ? m : n;
+  }
   friend constexpr auto operator<=>(const TileIndex&, const TileIndex&) = default;
 };
 
@@ -45,7 +47,9 @@ struct LocalTileIndex {
   constexpr LocalTileIndex() = default;
   constexpr LocalTileIndex(index_t m_, index_t n_) : m(m_), n(n_) {}
   template <Axis A>
-  constexpr index_t get() const { return A == Axis::row ? m : n; }
+  constexpr index_t get() const {
+    return A == Axis::row ? m : n;
+  }
   friend constexpr auto operator<=>(const LocalTileIndex&, const LocalTileIndex&) = default;
 };
 
@@ -56,7 +60,9 @@ struct ElementIndex {
   constexpr ElementIndex() = default;
   constexpr ElementIndex(index_t i_, index_t j_) : i(i_), j(j_) {}
   template <Axis A>
-  constexpr index_t get() const { return A == Axis::row ? i : j; }
+  constexpr index_t get() const {
+    return A == Axis::row ? i : j;
+  }
   friend constexpr auto operator<=>(const ElementIndex&, const ElementIndex&) = default;
 };
 
@@ -67,7 +73,9 @@ struct TileOffset {
   constexpr TileOffset() = default;
   constexpr TileOffset(index_t i_, index_t j_) : i(i_), j(j_) {}
   template <Axis A>
-  constexpr index_t get() const { return A == Axis::row ? i : j; }
+  constexpr index_t get() const {
+    return A == Axis::row ? i : j;
+  }
   friend constexpr auto operator<=>(const TileOffset&, const TileOffset&) = default;
 };
 
@@ -87,7 +95,9 @@ struct Extents {
   constexpr Extents() = default;
   constexpr Extents(index_t rows_, index_t cols_) : rows(rows_), cols(cols_) {}
   template <Axis A>
-  constexpr index_t get() const { return A == Axis::row ? rows : cols; }
+  constexpr index_t get() const {
+    return A == Axis::row ? rows : cols;
+  }
   constexpr index_t size() const { return rows * cols; }
   friend constexpr auto operator<=>(const Extents&, const Extents&) = default;
 };

@@ -30,11 +30,12 @@ class Layout {
       : shape_(std::move(shape)), dist_(std::move(distribution)) {
     if constexpr (BoundedDistribution<D>) {
       if (dist_.tiles() != tile_counts(shape_)) {
-        std::string got = std::to_string(dist_.tiles().rows) + "x" + std::to_string(dist_.tiles().cols);
-        throw distribution_error(detail::describe("owner table must match the tile grid",
-                                                  "distribution.tiles()", got) +
-                                 " (tile grid = " + std::to_string(tile_counts(shape_).rows) + "x" +
-                                 std::to_string(tile_counts(shape_).cols) + ")");
+        std::string got =
+            std::to_string(dist_.tiles().rows) + "x" + std::to_string(dist_.tiles().cols);
+        throw distribution_error(
+            detail::describe("owner table must match the tile grid", "distribution.tiles()", got) +
+            " (tile grid = " + std::to_string(tile_counts(shape_).rows) + "x" +
+            std::to_string(tile_counts(shape_).cols) + ")");
       }
     }
   }

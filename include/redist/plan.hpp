@@ -85,7 +85,7 @@ struct PlanStats {
   index_t segments_sent = 0;
   index_t segments_received = 0;
   index_t segments_local = 0;
-  index_t dst_tiles = 0;  ///< target tiles of this rank that the region touches
+  index_t dst_tiles = 0;                ///< target tiles of this rank that the region touches
   std::array<index_t, 9> categories{};  ///< of those tiles, by category
   index_t buffer_elements = 0;          ///< send + receive buffer of the largest batch
 };
@@ -135,7 +135,8 @@ inline void finish_direction(Direction& d, index_t batches) {
   d.batch_elements.assign(static_cast<std::size_t>(batches), 0);
   for (index_t s = 0; s < static_cast<index_t>(d.segments.size()); ++s) {
     PlannedSegment& ps = d.segments[static_cast<std::size_t>(s)];
-    if (d.messages.empty() || d.messages.back().peer != ps.peer || d.messages.back().batch != ps.batch)
+    if (d.messages.empty() || d.messages.back().peer != ps.peer ||
+        d.messages.back().batch != ps.batch)
       d.messages.push_back(Message{ps.peer, ps.batch, s, 0, 0,
                                    d.batch_elements[static_cast<std::size_t>(ps.batch)]});
     Message& m = d.messages.back();
@@ -152,11 +153,11 @@ inline void finish_direction(Direction& d, index_t batches) {
 /// volume within the budget. Uses only global quantities, so all ranks agree.
 inline index_t automatic_batch(const Region& r, index_t src_cols_touched, const PlanOptions& o) {
   if (src_cols_touched == 0) return 1;
-  const double bytes_per_col = static_cast<double>(r.extent.rows) *
-                               static_cast<double>(r.extent.cols) /
-                               static_cast<double>(src_cols_touched) *
-                               static_cast<double>(o.element_bytes);
-  const double fit = static_cast<double>(o.max_buffer_bytes) / (bytes_per_col > 1 ? bytes_per_col : 1);
+  const double bytes_per_col =
+      static_cast<double>(r.extent.rows) * static_cast<double>(r.extent.cols) /
+      static_cast<double>(src_cols_touched) * static_cast<double>(o.element_bytes);
+  const double fit =
+      static_cast<double>(o.max_buffer_bytes) / (bytes_per_col > 1 ? bytes_per_col : 1);
   const index_t b = static_cast<index_t>(fit);
   return std::clamp<index_t>(b, 1, src_cols_touched);
 }
@@ -168,28 +169,32 @@ inline index_t automatic_batch(const Region& r, index_t src_cols_touched, const 
 /// touched tile box for distributions without EnumeratesOwnedTiles.
 /// @throws region_error if r does not fit; distribution_error if a distribution uses
 /// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
-/// options.
+/// options or a rank outside [0, comm_size).
 template <class SrcLayout, class DstLayout>
-Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-               int comm_size, PlanOptions options = {}) {
+Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               PlanOptions options = {}) {
   validate_region(r, src.shape(), dst.shape());
   detail::require<invalid_argument>(comm_size > 0, "communicator size must be positive",
                                     "comm_size", comm_size);
+  detail::require<invalid_argument>(0 <= rank && rank < comm_size, "rank outside the communicator",
+                                    "rank", rank);
   detail::require<invalid_argument>(options.batch >= 0, "batch must be >= 0 (0 = automatic)",
                                     "batch", options.batch);
   detail::require<invalid_argument>(options.max_message_bytes >= 1,
-                                    "message split limit must be positive",
-                                    "max_message_bytes", options.max_message_bytes);
+                                    "message split limit must be positive", "max_message_bytes",
+                                    options.max_message_bytes);
   detail::require<invalid_argument>(options.element_bytes >= 1, "element size must be positive",
                                     "element_bytes", options.element_bytes);
   if (src.ranks() > comm_size)
-    throw distribution_error(detail::describe("source distribution needs more ranks than the communicator has",
-                                              "src.ranks()", src.ranks()) +
-                             " (communicator size = " + std::to_string(comm_size) + ")");
+    throw distribution_error(
+        detail::describe("source distribution needs more ranks than the communicator has",
+                         "src.ranks()", src.ranks()) +
+        " (communicator size = " + std::to_string(comm_size) + ")");
   if (dst.ranks() > comm_size)
-    throw distribution_error(detail::describe("target distribution needs more ranks than the communicator has",
-                                              "dst.ranks()", dst.ranks()) +
-                             " (communicator size = " + std::to_string(comm_size) + ")");
+    throw distribution_error(
+        detail::describe("target distribution needs more ranks than the communicator has",
+                         "dst.ranks()", dst.ranks()) +
+        " (communicator size = " + std::to_string(comm_size) + ")");
 
   Plan plan;
   plan.rank = rank;
@@ -203,11 +208,15 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   plan.batch = options.batch > 0 ? std::min(options.batch, src_cols)
                                  : detail::automatic_batch(r, src_cols, options);
   plan.batches = (src_cols + plan.batch - 1) / plan.batch;
-  const auto batch_of = [&](index_t src_tile_col) { return (src_tile_col - cols.src_begin()) / plan.batch; };
+  const auto batch_of = [&](index_t src_tile_col) {
+    return (src_tile_col - cols.src_begin()) / plan.batch;
+  };
   const auto planned = [&](index_t a, index_t b, int peer) {
     const Piece &pr = rows.piece(a), &pc = cols.piece(b);
-    const index_t k_r = rows.pieces_of_dst(pr.dst_tile).second - rows.pieces_of_dst(pr.dst_tile).first;
-    const index_t k_c = cols.pieces_of_dst(pc.dst_tile).second - cols.pieces_of_dst(pc.dst_tile).first;
+    const index_t k_r =
+        rows.pieces_of_dst(pr.dst_tile).second - rows.pieces_of_dst(pr.dst_tile).first;
+    const index_t k_c =
+        cols.pieces_of_dst(pc.dst_tile).second - cols.pieces_of_dst(pc.dst_tile).first;
     const Role role = role_of(position_of(a - rows.pieces_of_dst(pr.dst_tile).first, k_r),
                               position_of(b - cols.pieces_of_dst(pc.dst_tile).first, k_c));
     return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0};
@@ -258,8 +267,9 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   s.segments_received = static_cast<index_t>(plan.recv.segments.size());
   s.segments_local = static_cast<index_t>(plan.local.size());
   for (index_t k = 0; k < plan.batches; ++k)
-    s.buffer_elements = std::max(s.buffer_elements, plan.send.batch_elements[static_cast<std::size_t>(k)] +
-                                                        plan.recv.batch_elements[static_cast<std::size_t>(k)]);
+    s.buffer_elements =
+        std::max(s.buffer_elements, plan.send.batch_elements[static_cast<std::size_t>(k)] +
+                                        plan.recv.batch_elements[static_cast<std::size_t>(k)]);
   return plan;
 }
 

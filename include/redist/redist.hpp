@@ -2,27 +2,27 @@
 /// @file redist.hpp
 /// Umbrella header: everything a user of redist needs.
 
+#include <redist/axis_cut.hpp>
 #include <redist/config.hpp>
+#include <redist/copy_kernel.hpp>
 #include <redist/distribution.hpp>
 #include <redist/distributions/band.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/owner_table.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
+#include <redist/executor.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
+#include <redist/plan.hpp>
+#include <redist/redistributor.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
+#include <redist/task_graph.hpp>
 #include <redist/tile_shape.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
-#include <redist/axis_cut.hpp>
-#include <redist/copy_kernel.hpp>
-#include <redist/executor.hpp>
-#include <redist/plan.hpp>
-#include <redist/redistributor.hpp>
-#include <redist/task_graph.hpp>

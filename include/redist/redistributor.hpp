@@ -26,7 +26,14 @@ namespace redist {
 namespace detail {
 
 enum class ErrorKind : int {
-  none = 0, error, invalid_argument, region, distribution, storage, parse, communication
+  none = 0,
+  error,
+  invalid_argument,
+  region,
+  distribution,
+  storage,
+  parse,
+  communication
 };
 
 inline ErrorKind kind_of(const std::exception& e) {
@@ -41,13 +48,20 @@ inline ErrorKind kind_of(const std::exception& e) {
 
 [[noreturn]] inline void throw_kind(ErrorKind k, const std::string& what) {
   switch (k) {
-    case ErrorKind::region: throw region_error(what);
-    case ErrorKind::distribution: throw distribution_error(what);
-    case ErrorKind::storage: throw storage_error(what);
-    case ErrorKind::parse: throw parse_error(what);
-    case ErrorKind::invalid_argument: throw invalid_argument(what);
-    case ErrorKind::communication: throw communication_error(what);
-    default: throw error(what);
+    case ErrorKind::region:
+      throw region_error(what);
+    case ErrorKind::distribution:
+      throw distribution_error(what);
+    case ErrorKind::storage:
+      throw storage_error(what);
+    case ErrorKind::parse:
+      throw parse_error(what);
+    case ErrorKind::invalid_argument:
+      throw invalid_argument(what);
+    case ErrorKind::communication:
+      throw communication_error(what);
+    default:
+      throw error(what);
   }
 }
 
@@ -105,8 +119,8 @@ class Redistributor {
     detail::collectively(comm_, [&] {
       check_matrices(src, dst);
       executor_ = std::make_unique<Executor<value_type, memory_space>>(
-          make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options),
-          src, dst, comm_);
+          make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options), src,
+          dst, comm_);
     });
   }
 
@@ -134,13 +148,13 @@ class Redistributor {
  private:
   void check_matrices(const Src& src, Dst& dst) const {
     if (src.rank() != comm_.rank())
-      throw invalid_argument(detail::describe("source matrix was built for another rank",
-                                              "src.rank()", src.rank()) +
-                             " (this rank = " + std::to_string(comm_.rank()) + ")");
+      throw invalid_argument(
+          detail::describe("source matrix was built for another rank", "src.rank()", src.rank()) +
+          " (this rank = " + std::to_string(comm_.rank()) + ")");
     if (dst.rank() != comm_.rank())
-      throw invalid_argument(detail::describe("target matrix was built for another rank",
-                                              "dst.rank()", dst.rank()) +
-                             " (this rank = " + std::to_string(comm_.rank()) + ")");
+      throw invalid_argument(
+          detail::describe("target matrix was built for another rank", "dst.rank()", dst.rank()) +
+          " (this rank = " + std::to_string(comm_.rank()) + ")");
     for (std::size_t a = 0; a < src.allocations().size(); ++a)
       for (std::size_t b = 0; b < dst.allocations().size(); ++b)
         if (detail::overlaps(src.allocations()[a], dst.allocations()[b]))

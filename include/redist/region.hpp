@@ -44,10 +44,13 @@ inline void check_axis_fits(index_t origin, index_t length, index_t extent, cons
                             ", " + length_name + " = " + std::to_string(length) + ")";
   if (origin < 0 || origin > extent)
     throw region_error(describe(std::string("region origin outside the ") + side + " matrix",
-                                origin_name, origin) + where);
+                                origin_name, origin) +
+                       where);
   if (length > extent - origin)
     throw region_error(describe(std::string("region does not fit in the ") + side + " matrix",
-                                origin_name, origin) + where);
+                                length_name, length) +
+                       " (" + side + " extent = " + std::to_string(extent) + ", " + origin_name +
+                       " = " + std::to_string(origin) + ")");
 }
 }  // namespace detail
 
@@ -61,10 +64,14 @@ void validate_region(const Region& r, const Src& src, const Dst& dst) {
   if (r.extent.cols < 0)
     throw region_error(detail::describe("negative region extent", "region.cols", r.extent.cols));
   const Extents s = element_extents(src), d = element_extents(dst);
-  detail::check_axis_fits(r.src_origin.i, r.extent.rows, s.rows, "source", "region.src_origin.i", "region.rows");
-  detail::check_axis_fits(r.src_origin.j, r.extent.cols, s.cols, "source", "region.src_origin.j", "region.cols");
-  detail::check_axis_fits(r.dst_origin.i, r.extent.rows, d.rows, "target", "region.dst_origin.i", "region.rows");
-  detail::check_axis_fits(r.dst_origin.j, r.extent.cols, d.cols, "target", "region.dst_origin.j", "region.cols");
+  detail::check_axis_fits(r.src_origin.i, r.extent.rows, s.rows, "source", "region.src_origin.i",
+                          "region.rows");
+  detail::check_axis_fits(r.src_origin.j, r.extent.cols, s.cols, "source", "region.src_origin.j",
+                          "region.cols");
+  detail::check_axis_fits(r.dst_origin.i, r.extent.rows, d.rows, "target", "region.dst_origin.i",
+                          "region.rows");
+  detail::check_axis_fits(r.dst_origin.j, r.extent.cols, d.cols, "target", "region.dst_origin.j",
+                          "region.cols");
 }
 
 }  // namespace redist

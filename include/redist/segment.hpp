@@ -12,12 +12,12 @@
 /// 2-D: the segments of a target tile are (row pieces) x (column pieces); its category
 /// is 3 * (min(k_r, 3) - 1) + (min(k_c, 3) - 1), the nine cases of Fig. 3:
 ///
-///   category:   0      1        2           3      4        5
-///             +---+  +-+-+  +-+---+-+     +---+  +-+-+  +-+---+-+
-///             | I |  |W|E|  |W| I |E|     | N |  |NW|NE |NW| N |NE|
-///             +---+  +-+-+  +-+---+-+     +---+  +--+-+ +--+---+--+
-///                                         | S |  |SW|SE |SW| S |SE|
-///                                         +---+  +--+-+ +--+---+--+
+///   category:  0       1         2              3        4           5
+///            +---+   +--+--+   +--+---+--+    +---+   +--+--+   +--+---+--+
+///            | I |   |W |E |   |W | I |E |    | N |   |NW|NE|   |NW| N |NE|
+///            +---+   +--+--+   +--+---+--+    +---+   +--+--+   +--+---+--+
+///                                             | S |   |SW|SE|   |SW| S |SE|
+///                                             +---+   +--+--+   +--+---+--+
 ///   category 6: N / I... / S stacked; 7: NW NE / W E... / SW SE; 8: all nine roles.
 ///
 /// Roles: a piece's position on each axis picks a row band (first -> north, last ->
@@ -73,7 +73,9 @@ constexpr Position position_of(index_t k, index_t count) {
 
 /// @post role_of(first, last) == Role::NE; role_of(whole, whole) == Role::I.
 constexpr Role role_of(Position row, Position col) {
-  constexpr auto band = [](Position p) { return p == Position::first ? 0 : p == Position::last ? 2 : 1; };
+  constexpr auto band = [](Position p) {
+    return p == Position::first ? 0 : p == Position::last ? 2 : 1;
+  };
   return static_cast<Role>(3 * band(row) + band(col));
 }
 
@@ -158,12 +160,9 @@ constexpr int category(const Src& src, const Dst& dst, const Region& r, TileInde
 
 /// The 2-D segment formed by a row piece and a column piece.
 constexpr Segment make_segment(const Piece& row, const Piece& col, Role role) {
-  return Segment{{row.src_tile, col.src_tile},
-                 {row.dst_tile, col.dst_tile},
-                 {row.src_offset, col.src_offset},
-                 {row.dst_offset, col.dst_offset},
-                 {row.length, col.length},
-                 role};
+  return Segment{{row.src_tile, col.src_tile},     {row.dst_tile, col.dst_tile},
+                 {row.src_offset, col.src_offset}, {row.dst_offset, col.dst_offset},
+                 {row.length, col.length},         role};
 }
 
 /// Calls f(Segment) for every segment of target tile t, column piece by column piece,

@@ -48,8 +48,7 @@ struct Task {
   index_t index = 0;
 };
 
-using TaskGraphBase =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
+using TaskGraphBase = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
 
 /// The graph plus, for each Send, the plan.send segments it packs.
 struct TaskGraph {
@@ -66,11 +65,16 @@ struct TaskGraph {
 
 inline const char* to_string(TaskKind k) {
   switch (k) {
-    case TaskKind::init: return "Init";
-    case TaskKind::send: return "Send";
-    case TaskKind::receive: return "Receive";
-    case TaskKind::finish: return "Finish";
-    case TaskKind::batch: return "Batch";
+    case TaskKind::init:
+      return "Init";
+    case TaskKind::send:
+      return "Send";
+    case TaskKind::receive:
+      return "Receive";
+    case TaskKind::finish:
+      return "Finish";
+    case TaskKind::batch:
+      return "Batch";
   }
   return "?";
 }
@@ -86,7 +90,7 @@ inline TaskGraph make_task_graph(const Plan& plan) {
     tg.batch_vertex.push_back(boost::add_vertex(t, g));
   }
   std::map<TileIndex, std::pair<std::size_t, std::size_t>> dst_tiles;  // T -> (Init, Finish)
-  std::map<TileIndex, std::size_t> src_tiles;                         // Y -> Send
+  std::map<TileIndex, std::size_t> src_tiles;                          // Y -> Send
   const auto init_finish = [&](TileIndex t) {
     auto it = dst_tiles.find(t);
     if (it != dst_tiles.end()) return it->second;

@@ -26,7 +26,7 @@ struct TileRef {
 };
 
 template <class T, class L, class P>
-  requires Placement<P, L> && std::is_trivially_copyable_v<T>
+requires Placement<P, L> && std::is_trivially_copyable_v<T>
 class TiledMatrix {
  public:
   using value_type = T;
@@ -109,7 +109,8 @@ class TiledMatrix {
       const TileRef<T> r = tile_ref(t);
       const ElementIndex o = tile_origin(layout_.shape(), t);
       for (index_t j = 0; j < r.extent.cols; ++j)
-        for (index_t i = 0; i < r.extent.rows; ++i) f(ElementIndex{o.i + i, o.j + j}, r.data[i + j * r.ld]);
+        for (index_t i = 0; i < r.extent.rows; ++i)
+          f(ElementIndex{o.i + i, o.j + j}, r.data[i + j * r.ld]);
     }
   }
 

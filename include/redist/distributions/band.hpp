@@ -23,7 +23,9 @@ class BandDistribution {
       throw distribution_error(detail::describe("band width must be positive", "B", band_width));
   }
 
-  constexpr int ranks() const { return band_.ranks() > off_.ranks() ? band_.ranks() : off_.ranks(); }
+  constexpr int ranks() const {
+    return band_.ranks() > off_.ranks() ? band_.ranks() : off_.ranks();
+  }
   constexpr index_t band_width() const { return width_; }
   constexpr bool in_band(TileIndex t) const {
     const index_t d = t.m - t.n;

@@ -24,12 +24,16 @@ class BlockCyclic {
       : P_(P), Q_(Q), kp_(kp), kq_(kq), first_(first) {
     if (P <= 0) throw distribution_error(detail::describe("grid rows must be positive", "P", P));
     if (Q <= 0) throw distribution_error(detail::describe("grid columns must be positive", "Q", Q));
-    if (kp <= 0) throw distribution_error(detail::describe("super-tile rows must be positive", "kp", kp));
-    if (kq <= 0) throw distribution_error(detail::describe("super-tile columns must be positive", "kq", kq));
+    if (kp <= 0)
+      throw distribution_error(detail::describe("super-tile rows must be positive", "kp", kp));
+    if (kq <= 0)
+      throw distribution_error(detail::describe("super-tile columns must be positive", "kq", kq));
     if (first.p < 0 || first.p >= P)
-      throw distribution_error(detail::describe("first-owner row outside the grid", "first.p", first.p));
+      throw distribution_error(
+          detail::describe("first-owner row outside the grid", "first.p", first.p));
     if (first.q < 0 || first.q >= Q)
-      throw distribution_error(detail::describe("first-owner column outside the grid", "first.q", first.q));
+      throw distribution_error(
+          detail::describe("first-owner column outside the grid", "first.q", first.q));
   }
 
   constexpr int ranks() const { return P_ * Q_; }
@@ -48,16 +52,17 @@ class BlockCyclic {
     if (rank < 0 || rank >= ranks() || box.empty()) return;
     const GridCoord g = coord_of(rank);
     for_each_owned_index(box.begin.n, box.end.n, kq_, Q_, first_.q, g.q, [&](index_t n) {
-      for_each_owned_index(box.begin.m, box.end.m, kp_, P_, first_.p, g.p,
-                           [&](index_t m) { f(TileIndex{m, n}); });
+      for_each_owned_index(box.begin.m, box.end.m, kp_, P_, first_.p, g.p, [&](index_t m) {
+        f(TileIndex{m, n});
+      });
     });
   }
 
   /// Calls f(k) for every k in [begin, end) with (k / block + offset) mod period == coord,
   /// in increasing order, jumping from one owned super-tile to the next.
   template <class F>
-  static constexpr void for_each_owned_index(index_t begin, index_t end, index_t block,
-                                             int period, int offset, int coord, F&& f) {
+  static constexpr void for_each_owned_index(index_t begin, index_t end, index_t block, int period,
+                                             int offset, int coord, F&& f) {
     if (begin >= end) return;
     index_t s = begin / block;  // super-tile holding `begin`
     const index_t phase = (s + offset) % period;

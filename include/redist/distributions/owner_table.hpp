@@ -18,7 +18,8 @@ class OwnerTable {
   /// outside [0, ranks).
   OwnerTable(Extents tiles, std::vector<int> owners, int ranks)
       : tiles_(tiles), owners_(std::move(owners)), ranks_(ranks) {
-    if (ranks <= 0) throw distribution_error(detail::describe("rank count must be positive", "ranks", ranks));
+    if (ranks <= 0)
+      throw distribution_error(detail::describe("rank count must be positive", "ranks", ranks));
     if (tiles.rows < 0 || tiles.cols < 0 || static_cast<index_t>(owners_.size()) != tiles.size())
       throw distribution_error(detail::describe("owner table size must be tile rows x tile columns",
                                                 "owners.size()", owners_.size()) +
@@ -26,7 +27,8 @@ class OwnerTable {
                                std::to_string(tiles.cols) + ")");
     for (std::size_t k = 0; k < owners_.size(); ++k)
       if (owners_[k] < 0 || owners_[k] >= ranks)
-        throw distribution_error(detail::describe("owner outside [0, ranks)", "owners[" + std::to_string(k) + "]", owners_[k]) +
+        throw distribution_error(detail::describe("owner outside [0, ranks)",
+                                                  "owners[" + std::to_string(k) + "]", owners_[k]) +
                                  " (ranks = " + std::to_string(ranks) + ")");
   }
 

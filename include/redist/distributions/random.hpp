@@ -16,7 +16,8 @@ class RandomDistribution {
  public:
   /// @throws distribution_error if ranks <= 0.
   constexpr RandomDistribution(int ranks, std::uint64_t seed) : ranks_(ranks), seed_(seed) {
-    if (ranks <= 0) throw distribution_error(detail::describe("rank count must be positive", "ranks", ranks));
+    if (ranks <= 0)
+      throw distribution_error(detail::describe("rank count must be positive", "ranks", ranks));
   }
 
   constexpr int ranks() const { return ranks_; }

@@ -27,51 +27,57 @@ struct ScalapackColumnMajor {
     static_assert(GridDistribution<typename L::distribution_type>,
                   "redist: ScaLAPACK storage needs a grid distribution (owner = f(grid_row(m), "
                   "grid_col(n)))");
-    const auto& d = layout.distribution();
-    StorageMap map;
-    if (rank < 0 || rank >= layout.ranks()) {
-      map.add_allocation(0);
+    if constexpr (!GridDistribution<typename L::distribution_type>) {
+      return StorageMap{};  // unreachable: the static_assert above already failed
+    } else {
+      const auto& d = layout.distribution();
+      StorageMap map;
+      if (rank < 0 || rank >= layout.ranks()) {
+        map.add_allocation(0);
+        return map;
+      }
+      const Extents grid = d.grid();
+      // The rank's grid coordinate, found through rank_of so any grid numbering works.
+      int p = -1, q = -1;
+      for (int gp = 0; gp < grid.rows; ++gp)
+        for (int gq = 0; gq < grid.cols; ++gq)
+          if (static_cast<int>(d.rank_of(GridCoord{gp, gq})) == rank) p = gp, q = gq;
+      if (p < 0) {
+        map.add_allocation(0);
+        return map;
+      }
+      // Local offset of each tile row owned by grid row p (and tile column by q).
+      const auto offsets = [](const auto& ax, auto&& owned) {
+        std::vector<index_t> off(static_cast<std::size_t>(ax.count()), -1);
+        index_t local = 0;
+        for (index_t k = 0; k < ax.count(); ++k)
+          if (owned(k)) {
+            off[static_cast<std::size_t>(k)] = local;
+            local += ax.size(k);
+          }
+        off.push_back(local);  // total local extent
+        return off;
+      };
+      const auto row_off =
+          offsets(layout.shape().rows(), [&](index_t m) { return d.grid_row(m) == p; });
+      const auto col_off =
+          offsets(layout.shape().cols(), [&](index_t n) { return d.grid_col(n) == q; });
+      const index_t loc_r = row_off.back(), loc_c = col_off.back();
+      if (lld != 0 && lld < loc_r)
+        throw storage_error(
+            detail::describe("ScaLAPACK leading dimension smaller than the local rows", "lld",
+                             lld) +
+            " (local rows = " + std::to_string(loc_r) + ", rank = " + std::to_string(rank) + ")");
+      const index_t ld = lld != 0 ? lld : (loc_r > 1 ? loc_r : 1);
+      map.add_allocation(ld * loc_c);
+      for_each_owned_tile(d, rank, layout.all_tiles(), [&](TileIndex t) {
+        map.add_tile(t, TileSlot{0,
+                                 row_off[static_cast<std::size_t>(t.m)] +
+                                     col_off[static_cast<std::size_t>(t.n)] * ld,
+                                 ld});
+      });
       return map;
     }
-    const Extents grid = d.grid();
-    // The rank's grid coordinate, found through rank_of so any grid numbering works.
-    int p = -1, q = -1;
-    for (int gp = 0; gp < grid.rows; ++gp)
-      for (int gq = 0; gq < grid.cols; ++gq)
-        if (static_cast<int>(d.rank_of(GridCoord{gp, gq})) == rank) p = gp, q = gq;
-    if (p < 0) {
-      map.add_allocation(0);
-      return map;
-    }
-    // Local offset of each tile row owned by grid row p (and tile column by q).
-    const auto offsets = [](const auto& ax, auto&& owned) {
-      std::vector<index_t> off(static_cast<std::size_t>(ax.count()), -1);
-      index_t local = 0;
-      for (index_t k = 0; k < ax.count(); ++k)
-        if (owned(k)) {
-          off[static_cast<std::size_t>(k)] = local;
-          local += ax.size(k);
-        }
-      off.push_back(local);  // total local extent
-      return off;
-    };
-    const auto row_off = offsets(layout.shape().rows(), [&](index_t m) { return d.grid_row(m) == p; });
-    const auto col_off = offsets(layout.shape().cols(), [&](index_t n) { return d.grid_col(n) == q; });
-    const index_t loc_r = row_off.back(), loc_c = col_off.back();
-    if (lld != 0 && lld < loc_r)
-      throw storage_error(detail::describe("ScaLAPACK leading dimension smaller than the local rows",
-                                           "lld", lld) +
-                          " (local rows = " + std::to_string(loc_r) + ", rank = " +
-                          std::to_string(rank) + ")");
-    const index_t ld = lld != 0 ? lld : (loc_r > 1 ? loc_r : 1);
-    map.add_allocation(ld * loc_c);
-    for_each_owned_tile(d, rank, layout.all_tiles(), [&](TileIndex t) {
-      map.add_tile(t, TileSlot{0,
-                               row_off[static_cast<std::size_t>(t.m)] +
-                                   col_off[static_cast<std::size_t>(t.n)] * ld,
-                               ld});
-    });
-    return map;
   }
 };
 

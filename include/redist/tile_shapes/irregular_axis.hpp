@@ -60,8 +60,8 @@ class IrregularAxis {
  private:
   constexpr void check() const {
     if (bounds_.empty()) {
-      throw invalid_argument(detail::describe("tile boundaries must not be empty",
-                                              "boundaries.size()", 0));
+      throw invalid_argument(
+          detail::describe("tile boundaries must not be empty", "boundaries.size()", 0));
     }
     if (bounds_.front() != 0) {
       throw invalid_argument(

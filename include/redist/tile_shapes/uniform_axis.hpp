@@ -21,14 +21,12 @@ class UniformAxis {
   static constexpr index_t static_tile = B;
 
   /// @throws invalid_argument if extent < 0.
-  constexpr explicit UniformAxis(index_t extent)
-    requires(B != dynamic_extent)
+  constexpr explicit UniformAxis(index_t extent) requires(B != dynamic_extent)
       : extent_(extent), tile_(B) {
     check();
   }
   /// @throws invalid_argument if extent < 0 or tile <= 0.
-  constexpr UniformAxis(index_t extent, index_t tile)
-    requires(B == dynamic_extent)
+  constexpr UniformAxis(index_t extent, index_t tile) requires(B == dynamic_extent)
       : extent_(extent), tile_(tile) {
     check();
   }
@@ -53,8 +51,10 @@ class UniformAxis {
 
  private:
   constexpr void check() const {
-    if (extent_ < 0) throw invalid_argument(detail::describe("negative matrix extent", "extent", extent_));
-    if (tile_ <= 0) throw invalid_argument(detail::describe("tile extent must be positive", "tile", tile_));
+    if (extent_ < 0)
+      throw invalid_argument(detail::describe("negative matrix extent", "extent", extent_));
+    if (tile_ <= 0)
+      throw invalid_argument(detail::describe("tile extent must be positive", "tile", tile_));
   }
   index_t extent_;
   index_t tile_;
