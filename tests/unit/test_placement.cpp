@@ -1,0 +1,228 @@
+// Tests of the Placement models (include/redist/placements/): every owned tile gets a slot,
+// in column-major tile order; slots never overlap and stay inside their allocation
+// (checked by marking elements); ScaLAPACK's local layout matches its numroc / indxg2l
+// formulas; a too small lld throws storage_error.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <redist/distributions/band.hpp>
+#include <redist/distributions/block_cyclic.hpp>
+#include <redist/distributions/owner_table.hpp>
+#include <redist/distributions/random.hpp>
+#include <redist/error.hpp>
+#include <redist/layout.hpp>
+#include <redist/placement.hpp>
+#include <redist/placements/scalapack_column_major.hpp>
+#include <redist/placements/tile_allocations.hpp>
+#include <redist/tile_shapes/irregular_axis.hpp>
+#include <redist/tile_shapes/uniform_axis.hpp>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using namespace redist;
+
+struct Rng {
+  std::mt19937_64 engine;
+  explicit Rng(std::uint64_t seed) : engine(seed) {}
+  index_t in(index_t lo, index_t hi) {
+    return lo + static_cast<index_t>(engine() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+};
+
+// ScaLAPACK's TOOLS routines, transcribed from their Fortran (1-based global indices).
+/// NUMROC: number of rows or columns of a block-cyclic axis stored on process iproc.
+index_t numroc(index_t n, index_t nb, index_t iproc, index_t isrcproc, index_t nprocs) {
+  const index_t mydist = (nprocs + iproc - isrcproc) % nprocs;
+  const index_t nblocks = n / nb;
+  index_t r = (nblocks / nprocs) * nb;
+  const index_t extrablks = nblocks % nprocs;
+  if (mydist < extrablks)
+    r += nb;
+  else if (mydist == extrablks)
+    r += n % nb;
+  return r;
+}
+/// INDXG2L: local index (1-based) of global index indxglob (1-based).
+index_t indxg2l(index_t indxglob, index_t nb, index_t nprocs) {
+  return nb * ((indxglob - 1) / (nb * nprocs)) + (indxglob - 1) % nb + 1;
+}
+/// INDXG2P: the process holding global index indxglob (1-based).
+index_t indxg2p(index_t indxglob, index_t nb, index_t isrcproc, index_t nprocs) {
+  return (isrcproc + (indxglob - 1) / nb) % nprocs;
+}
+
+/// Checks map(layout, r) for every rank r. `dense`: the allocations hold nothing else.
+template <class L, class P>
+void check_placement(const L& layout, const P& placement, bool dense) {
+  index_t stored = 0;
+  for (int r = 0; r < layout.ranks(); ++r) {
+    INFO("rank ", r);
+    const StorageMap map = placement.map(layout, r);
+    std::vector<TileIndex> owned;
+    const Extents n = layout.tiles();
+    for (index_t k = 0; k < n.cols; ++k)
+      for (index_t m = 0; m < n.rows; ++m)
+        if (layout.owner({m, k}) == r) owned.push_back({m, k});
+    CHECK(map.tiles() == owned);  // every owned tile, column-major tile order, nothing else
+    const auto& sizes = map.allocation_sizes();
+    std::vector<std::vector<int>> marks;
+    for (index_t s : sizes) marks.emplace_back(static_cast<std::size_t>(s), 0);
+    index_t outside = 0;
+    for (const TileIndex& t : owned) {
+      REQUIRE(map.contains(t));
+      const TileSlot slot = map.slot(t);
+      const Extents e = tile_extents(layout.shape(), t);
+      REQUIRE(slot.allocation >= 0);
+      REQUIRE(slot.allocation < static_cast<index_t>(sizes.size()));
+      CHECK(slot.ld >= e.rows);
+      CHECK(slot.ld >= 1);
+      auto& mark = marks[static_cast<std::size_t>(slot.allocation)];
+      for (index_t j = 0; j < e.cols; ++j)
+        for (index_t i = 0; i < e.rows; ++i) {
+          const index_t at = slot.offset + i + j * slot.ld;
+          if (at < 0 || at >= static_cast<index_t>(mark.size()))
+            ++outside;
+          else
+            ++mark[static_cast<std::size_t>(at)];
+        }
+      stored += e.size();
+    }
+    CHECK(outside == 0);
+    index_t overlaps = 0, holes = 0;
+    for (const auto& mark : marks)
+      for (int v : mark) {
+        overlaps += v > 1;
+        holes += v == 0;
+      }
+    CHECK(overlaps == 0);
+    if (dense) CHECK(holes == 0);
+    // A tile of another rank is not here.
+    for (index_t k = 0; k < n.cols; ++k)
+      for (index_t m = 0; m < n.rows; ++m)
+        if (layout.owner({m, k}) != r) {
+          CHECK(!map.contains({m, k}));
+          CHECK_THROWS_AS(map.slot({m, k}), storage_error);
+          k = n.cols;
+          break;
+        }
+  }
+  CHECK(stored == layout.extents().size());  // all ranks together store the matrix once
+  // A rank beyond the distribution's ranks stores nothing.
+  CHECK(placement.map(layout, layout.ranks()).tiles().empty());
+  CHECK(placement.map(layout, layout.ranks()).element_count() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("TilePerAllocation and PackedTiles: one slot per owned tile, no overlap") {
+  const Tiling uniform{UniformAxis<>(23, 5), UniformAxis<4>(18)};
+  const Tiling irregular{IrregularAxis{0, 1, 7, 8, 20}, IrregularAxis{0, 3, 11, 12}};
+  SUBCASE("block-cyclic") {
+    const Layout l(uniform, BlockCyclic(2, 3, 1, 2, {1, 0}));
+    check_placement(l, TilePerAllocation<>{}, true);
+    check_placement(l, PackedTiles<>{}, true);
+  }
+  SUBCASE("random, irregular tiles") {
+    const Layout l(irregular, RandomDistribution(3, 2024));
+    check_placement(l, TilePerAllocation<>{}, true);
+    check_placement(l, PackedTiles<>{}, true);
+  }
+  SUBCASE("owner table") {
+    const Layout l(irregular, OwnerTable({4, 3}, {0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1}, 2));
+    check_placement(l, TilePerAllocation<>{}, true);
+    check_placement(l, PackedTiles<>{}, true);
+  }
+  SUBCASE("band") {
+    const Layout l(uniform, BandDistribution(2, BlockCyclic(3, 1), BlockCyclic(2, 2)));
+    check_placement(l, TilePerAllocation<>{}, true);
+    check_placement(l, PackedTiles<>{}, true);
+  }
+  SUBCASE("a rank that owns nothing") {
+    const Layout l(uniform, OwnerTable({5, 5}, std::vector<int>(25, 1), 3));
+    CHECK(TilePerAllocation<>{}.map(l, 0).allocation_sizes().empty());
+    CHECK(PackedTiles<>{}.map(l, 2).element_count() == 0);
+    check_placement(l, PackedTiles<>{}, true);
+  }
+}
+
+TEST_CASE("TilePerAllocation and PackedTiles: slot layout") {
+  const Layout l(Tiling{UniformAxis<>(10, 4), UniformAxis<>(10, 3)}, BlockCyclic(1, 1));
+  const StorageMap per = TilePerAllocation<>{}.map(l, 0);
+  const StorageMap packed = PackedTiles<>{}.map(l, 0);
+  REQUIRE(per.allocation_sizes().size() == 12);
+  REQUIRE(packed.allocation_sizes().size() == 1);
+  CHECK(packed.allocation_sizes()[0] == 100);
+  // clang-format off
+  //                     tile      allocation offset ld
+  CHECK(per.slot({2, 3})    == TileSlot{11,       0,     2});
+  CHECK(per.allocation_sizes()[11] == 2);
+  CHECK(packed.slot({0, 0}) == TileSlot{0,        0,     4});
+  CHECK(packed.slot({1, 0}) == TileSlot{0,        12,    4});
+  CHECK(packed.slot({2, 0}) == TileSlot{0,        24,    2});
+  CHECK(packed.slot({0, 1}) == TileSlot{0,        30,    4});
+  // clang-format on
+}
+
+TEST_CASE("ScalapackColumnMajor: matches numroc / indxg2l for random block-cyclic layouts") {
+  Rng rng(0x5CA1);
+  for (int c = 0; c < 150; ++c) {
+    const int P = static_cast<int>(rng.in(1, 4)), Q = static_cast<int>(rng.in(1, 4));
+    const index_t kp = rng.in(1, 3), kq = rng.in(1, 3);
+    const GridCoord first{static_cast<int>(rng.in(0, P - 1)), static_cast<int>(rng.in(0, Q - 1))};
+    const index_t M = rng.in(1, 60), N = rng.in(1, 60), MB = rng.in(1, 9), NB = rng.in(1, 9);
+    const Layout l(Tiling{UniformAxis<>(M, MB), UniformAxis<>(N, NB)},
+                   BlockCyclic(P, Q, kp, kq, first));
+    // In elements, tiles of MB grouped kp at a time are ScaLAPACK blocks of kp * MB.
+    const index_t mb = kp * MB, nb = kq * NB;
+    INFO("M=", M, " N=", N, " MB=", MB, " NB=", NB, " P=", P, " Q=", Q, " kp=", kp, " kq=", kq,
+         " first=", first);
+    check_placement(l, ScalapackColumnMajor<>{}, false);
+    const index_t extra = rng.in(0, 5);
+    for (int r = 0; r < P * Q; ++r) {
+      const GridCoord g = l.distribution().coord_of(r);
+      const index_t loc_r = numroc(M, mb, g.p, first.p, P), loc_c = numroc(N, nb, g.q, first.q, Q);
+      const index_t lld = std::max<index_t>(1, loc_r) + extra;
+      const StorageMap map = ScalapackColumnMajor<>{lld}.map(l, r);
+      REQUIRE(map.allocation_sizes().size() == 1);
+      CHECK(map.allocation_sizes()[0] == lld * loc_c);
+      CHECK(ScalapackColumnMajor<>{}.map(l, r).allocation_sizes()[0] ==
+            std::max<index_t>(1, loc_r) * loc_c);
+      index_t wrong = 0;
+      for (const TileIndex& t : map.tiles()) {
+        const TileSlot s = map.slot(t);
+        wrong += s.ld != lld;
+        const ElementIndex o = tile_origin(l.shape(), t);
+        const Extents e = tile_extents(l.shape(), t);
+        for (index_t j = 0; j < e.cols; ++j)
+          for (index_t i = 0; i < e.rows; ++i) {
+            const index_t gi = o.i + i + 1, gj = o.j + j + 1;  // 1-based, as in ScaLAPACK
+            wrong += indxg2p(gi, mb, first.p, P) != g.p || indxg2p(gj, nb, first.q, Q) != g.q;
+            const index_t want = (indxg2l(gi, mb, P) - 1) + (indxg2l(gj, nb, Q) - 1) * lld;
+            wrong += s.offset + i + j * s.ld != want;
+          }
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("ScalapackColumnMajor: lld smaller than the local rows throws storage_error") {
+  // 10 rows in tiles of 2 over P = 2: each grid row holds 3 or 2 tiles = 6 or 4 rows.
+  const Layout l(Tiling{UniformAxis<>(10, 2), UniformAxis<>(6, 3)}, BlockCyclic(2, 1));
+  CHECK_NOTHROW(ScalapackColumnMajor<>{6}.map(l, 0));
+  CHECK_NOTHROW(ScalapackColumnMajor<>{4}.map(l, 1));
+  std::string msg = "<no exception>";
+  try {
+    (void)ScalapackColumnMajor<>{5}.map(l, 0);
+  } catch (const storage_error& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  CHECK(msg.find("lld = 5") != std::string::npos);
+  CHECK(msg.find("local rows = 6") != std::string::npos);
+}
