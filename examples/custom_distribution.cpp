@@ -2,6 +2,7 @@
 // per-node layouts of papers/nesi2023-multiphase-distributions.txt). Rank r has power w_r;
 // tile rows are dealt in periods of sum(w) rows, rank r taking w_r consecutive rows of each
 // period. Walked through in docs/custom-distribution.md.
+// Run with: ./custom_distribution
 #include <cstdio>
 #include <string>
 #include <utility>

@@ -4,6 +4,7 @@
 //
 // Usage: geometry [src=MxN:MBxNB] [dst=MxN:MBxNB] [region=ROWSxCOLS] [from=I,J] [to=I,J]
 //                 [tile=M,N]
+// Run with: ./geometry
 // Defaults: src=1000x1000:100x100 dst=1000x1000:70x130 region=whole (largest that fits)
 //           from=0,0 to=0,0 tile=first target tile the region touches.
 // Example:  geometry src=12x12:3x3 dst=12x12:9x9 tile=0,0       (a category 8 tile)
