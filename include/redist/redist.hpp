@@ -19,6 +19,7 @@
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
 #include <redist/redistributor.hpp>
+#include <redist/scalapack.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/task_graph.hpp>

@@ -5,7 +5,7 @@
 /// or Q = 1. Models Distribution, EnumeratesOwnedTiles and GridDistribution.
 ///
 ///   grid_row(m) = (m / kp + p0) mod P        grid_col(n) = (n / kq + q0) mod Q
-///   owner(m, n) = grid_row(m) * Q + grid_col(n)
+///   owner(m, n) = grid_row(m) * Q + grid_col(n)     (row-major grid order, the default)
 ///
 /// Example, P x Q = 2 x 2, kp = kq = 1: tiles (0,0) (0,1) (1,0) (1,1) are on ranks
 /// 0 1 2 3, and the pattern repeats every 2 tiles in each direction (papers/cao2021-*.txt
@@ -16,12 +16,17 @@
 
 namespace redist {
 
+/// How grid coordinates are numbered as ranks: row-major (rank = p * Q + q, the default
+/// and BLACS "Row") or column-major (rank = q * P + p, BLACS "Col").
+enum class GridOrder { row_major, column_major };
+
 class BlockCyclic {
  public:
   /// @throws distribution_error if a grid extent or super-tile extent is not positive
   /// or the offset is outside the grid.
-  constexpr BlockCyclic(int P, int Q, index_t kp = 1, index_t kq = 1, GridCoord first = {})
-      : P_(P), Q_(Q), kp_(kp), kq_(kq), first_(first) {
+  constexpr BlockCyclic(int P, int Q, index_t kp = 1, index_t kq = 1, GridCoord first = {},
+                        GridOrder order = GridOrder::row_major)
+      : P_(P), Q_(Q), kp_(kp), kq_(kq), first_(first), order_(order) {
     if (P <= 0) throw distribution_error(detail::describe("grid rows must be positive", "P", P));
     if (Q <= 0) throw distribution_error(detail::describe("grid columns must be positive", "Q", Q));
     if (kp <= 0)
@@ -42,8 +47,14 @@ class BlockCyclic {
   constexpr GridCoord first_owner() const { return first_; }
   constexpr int grid_row(index_t m) const { return static_cast<int>((m / kp_ + first_.p) % P_); }
   constexpr int grid_col(index_t n) const { return static_cast<int>((n / kq_ + first_.q) % Q_); }
-  constexpr int rank_of(GridCoord g) const { return g.p * Q_ + g.q; }
-  constexpr GridCoord coord_of(int rank) const { return {rank / Q_, rank % Q_}; }
+  constexpr GridOrder order() const { return order_; }
+  constexpr int rank_of(GridCoord g) const {
+    return order_ == GridOrder::row_major ? g.p * Q_ + g.q : g.q * P_ + g.p;
+  }
+  constexpr GridCoord coord_of(int rank) const {
+    return order_ == GridOrder::row_major ? GridCoord{rank / Q_, rank % Q_}
+                                          : GridCoord{rank % P_, rank / P_};
+  }
   constexpr int owner(TileIndex t) const { return rank_of({grid_row(t.m), grid_col(t.n)}); }
 
   /// Visits the tiles of `box` owned by `rank` in O(owned tiles + box.rows/kp/P).
@@ -82,6 +93,7 @@ class BlockCyclic {
   index_t kp_;
   index_t kq_;
   GridCoord first_;
+  GridOrder order_;
 };
 
 }  // namespace redist
