@@ -16,6 +16,9 @@
 /// | EnumeratesOwnedTiles    | `d.for_each_owned(r, box, f)`| calls f(TileIndex) for every   |
 /// |                         |                              | tile of `box` owned by rank r, |
 /// |                         |                              | column by column, in O(owned)  |
+/// | OwnersInRange           | `D::owners_in_range == true` | owner(t) is in [0, ranks()) by |
+/// |                         |                              | construction: planning skips   |
+/// |                         |                              | its per-tile owner range check |
 /// | GridDistribution        | `d.grid()`, `d.grid_row(m)`, | owner(m,n) is a function of    |
 /// |                         | `d.grid_col(n)`,             | (grid_row(m), grid_col(n)):    |
 /// |                         | `d.rank_of(GridCoord)`       | ScaLAPACK storage needs it     |
@@ -60,6 +63,13 @@ template <class D>
 concept EnumeratesOwnedTiles = Distribution<D> &&
     requires(const D& d, int r, TileBox box, detail::TileVisitorArchetype f) {
   d.for_each_owned(r, box, f);
+};
+
+/// A distribution that guarantees owner(t) in [0, ranks()) for every tile (the built-in
+/// models validate at construction). Others get every touched tile's owner checked.
+template <class D>
+concept OwnersInRange = Distribution<D> && requires {
+  requires D::owners_in_range;
 };
 
 /// A distribution whose owner depends on a grid row chosen by m and a grid column

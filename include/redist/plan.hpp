@@ -121,6 +121,23 @@ inline void check_owner(int owner, int comm_size, const char* side, TileIndex t)
   }
 }
 
+/// Checks the owner of every comm_size-th tile of `box` (column-major), starting at tile
+/// number `rank`: together the ranks check every tile the region touches, once, at
+/// O(box / comm_size) per rank. Without it an owner outside the communicator on both
+/// sides of some tiles would be looked up by no rank and those elements silently lost.
+/// Distributions that are OwnersInRange skip it: ranks() <= comm_size is checked already.
+template <class L>
+void check_owner_share(const L& layout, const TileBox& box, int rank, int comm_size,
+                       const char* side) {
+  if constexpr (!OwnersInRange<typename L::distribution_type>) {
+    const index_t rows = box.end.m - box.begin.m;
+    for (index_t k = rank; k < box.size(); k += comm_size) {
+      const TileIndex t{box.begin.m + k % rows, box.begin.n + k / rows};
+      check_owner(layout.owner(t), comm_size, side, t);
+    }
+  }
+}
+
 inline bool segment_order(const PlannedSegment& a, const PlannedSegment& b) {
   if (a.batch != b.batch) return a.batch < b.batch;
   if (a.peer != b.peer) return a.peer < b.peer;
@@ -222,8 +239,12 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
     return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0};
   };
 
-  // Receiving side: the target tiles this rank owns.
   const TileBox dst_box{{rows.dst_begin(), cols.dst_begin()}, {rows.dst_end(), cols.dst_end()}};
+  const TileBox src_box{{rows.src_begin(), cols.src_begin()}, {rows.src_end(), cols.src_end()}};
+  detail::check_owner_share(src, src_box, rank, comm_size, "src");
+  detail::check_owner_share(dst, dst_box, rank, comm_size, "dst");
+
+  // Receiving side: the target tiles this rank owns.
   for_each_owned_tile(dst.distribution(), rank, dst_box, [&](TileIndex t) {
     detail::check_owner(dst.owner(t), comm_size, "dst", t);
     const auto [a0, a1] = rows.pieces_of_dst(t.m);
@@ -239,7 +260,6 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
       }
   });
   // Sending side: the source tiles this rank owns, to every other target owner.
-  const TileBox src_box{{rows.src_begin(), cols.src_begin()}, {rows.src_end(), cols.src_end()}};
   for_each_owned_tile(src.distribution(), rank, src_box, [&](TileIndex y) {
     detail::check_owner(src.owner(y), comm_size, "src", y);
     const auto [a0, a1] = rows.pieces_of_src(y.m);

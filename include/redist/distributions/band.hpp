@@ -16,6 +16,9 @@ namespace redist {
 
 class BandDistribution {
  public:
+  /// Owners are in [0, ranks()) by construction (see OwnersInRange).
+  static constexpr bool owners_in_range = true;
+
   /// @throws distribution_error if band_width <= 0.
   constexpr BandDistribution(index_t band_width, BlockCyclic band, BlockCyclic off_band)
       : width_(band_width), band_(band), off_(off_band) {

@@ -22,6 +22,9 @@ enum class GridOrder { row_major, column_major };
 
 class BlockCyclic {
  public:
+  /// Owners are in [0, ranks()) by construction (see OwnersInRange).
+  static constexpr bool owners_in_range = true;
+
   /// @throws distribution_error if a grid extent or super-tile extent is not positive
   /// or the offset is outside the grid.
   constexpr BlockCyclic(int P, int Q, index_t kp = 1, index_t kq = 1, GridCoord first = {},

@@ -13,6 +13,9 @@ namespace redist {
 
 class OwnerTable {
  public:
+  /// Owners are in [0, ranks()) by construction (see OwnersInRange).
+  static constexpr bool owners_in_range = true;
+
   /// @param tiles tile rows x tile columns; @param owners column-major, tiles.size() entries.
   /// @throws distribution_error if the table size does not match or an owner is
   /// outside [0, ranks).

@@ -14,6 +14,9 @@ namespace redist {
 
 class RandomDistribution {
  public:
+  /// Owners are in [0, ranks()) by construction (see OwnersInRange).
+  static constexpr bool owners_in_range = true;
+
   /// @throws distribution_error if ranks <= 0.
   constexpr RandomDistribution(int ranks, std::uint64_t seed) : ranks_(ranks), seed_(seed) {
     if (ranks <= 0)

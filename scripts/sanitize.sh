@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the unit and MPI tests with AddressSanitizer + UndefinedBehaviorSanitizer in
+# build-asan and runs them: unit tests in one process, MPI tests at 2 ranks, and the fuzz
+# corpus replay. Fails on any sanitizer report (every report aborts the process).
+#   scripts/sanitize.sh            (env: BUILD_DIR=build-asan, JOBS=2, CXX)
+# Open MPI keeps allocations until exit, so the MPI run uses detect_leaks=0; the unit tests
+# and the fuzz replay run with LeakSanitizer (tests/sanitizers/lsan.supp).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+build="${BUILD_DIR:-build-asan}"
+jobs="${JOBS:-2}"
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+  -DREDIST_BUILD_EXAMPLES=OFF -DREDIST_BUILD_BENCH=OFF -DREDIST_INSTALL=OFF >/dev/null
+cmake --build "$build" --target redist-unit-tests redist-mpi-tests -j"$jobs"
+cmake -S tests/fuzz -B "$build/fuzz" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
+cmake --build "$build/fuzz" --target redist-fuzz-replay -j"$jobs"
+
+common="abort_on_error=1:halt_on_error=1:strict_string_checks=1:check_initialization_order=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+log="$build/sanitize.log"
+: >"$log"
+
+run() {  # run <label> <command...>: fails on a non-zero exit or any sanitizer report
+  echo "sanitize.sh: $1"
+  shift
+  set +e
+  "$@" 2>&1 | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  if [[ $rc -ne 0 ]]; then
+    echo "sanitize.sh: FAILED (exit $rc)" >&2
+    exit 1
+  fi
+}
+
+ASAN_OPTIONS="$common:detect_leaks=1" run "unit tests" "$build/tests/redist-unit-tests"
+ASAN_OPTIONS="$common:detect_leaks=1" run "fuzz corpus replay" \
+  "$build/fuzz/redist-fuzz-replay" tests/fuzz/corpus
+mpi_flags=()
+if mpiexec --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
+  mpi_flags=(--allow-run-as-root --oversubscribe -x ASAN_OPTIONS -x UBSAN_OPTIONS -x OMP_NUM_THREADS)
+fi
+# Kokkos host threads off, one thread per rank: two ranks on two cores.
+export OMP_NUM_THREADS=1
+ASAN_OPTIONS="$common:detect_leaks=0" run "MPI tests, 2 ranks" \
+  mpiexec "${mpi_flags[@]}" -np 2 "$build/tests/redist-mpi-tests"
+
+if grep -qE "ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$log"; then
+  echo "sanitize.sh: FAILED: sanitizer report in $log" >&2
+  exit 1
+fi
+echo "sanitize.sh: all clean"
