@@ -10,6 +10,10 @@ packages=(
   doctest-dev libscalapack-openmpi-dev gnuplot-nox
   libblas-dev liblapack-dev  # Kokkos Kernels' CMake config names libblas.so, liblapack.so
 )
+# Extra tools for CI's fuzzing run: scripts/setup.sh --fuzz
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
