@@ -1,0 +1,432 @@
+// redist-run: redistribute one matrix between two layouts given on the command line, time
+// it, optionally verify every element, and report (human-readable on rank 0, JSON, dot).
+//
+//   mpirun -np 4 redist-run --src 8192x8192/256x256/bc:1x4 --dst 8192x8192/100x100/bc:2x2
+//       [--region RxC@i,j->k,l] [--type double|float|cdouble|cfloat|int] [--batch K]
+//       [--repeat N] [--verify] [--json FILE] [--dot FILE]
+//
+// Exit status: 0 success, 1 verification failed, 2 bad input (one line on stderr, rank 0).
+// See docs/redist-run.md.
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/environment.hpp>
+#include <boost/mpi/timer.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <redist/redist.hpp>
+#include <redist/tools/layout_spec.hpp>
+
+namespace {
+
+using namespace redist;
+using namespace redist::tools;
+
+/// Bad input: the argument it came from and the message; exit status 2.
+struct UsageError {
+  std::string argument;
+  std::string message;
+};
+
+struct Options {
+  LayoutSpec src, dst;
+  std::optional<Region> region;
+  std::string type = "double";
+  index_t batch = 0;
+  int repeat = 5;
+  bool verify = false;
+  std::string json, dot;
+};
+
+/// Strips the "redist: <argument>: " prefix of a parse_error message.
+std::string strip(const std::string& what, const std::string& argument) {
+  const std::string prefix = "redist: " + argument + ": ";
+  if (what.rfind(prefix, 0) == 0) return what.substr(prefix.size());
+  if (what.rfind("redist: ", 0) == 0) return what.substr(8);
+  return what;
+}
+
+index_t parse_count(const std::string& arg, const std::string& v, index_t min) {
+  index_t x = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x < min)
+    throw UsageError{arg, "expected an integer >= " + std::to_string(min) + ", got '" + v + "'"};
+  return x;
+}
+
+/// Parses the command line; identical on every rank, so no communication is needed.
+Options parse(int argc, char** argv, int comm_size) {
+  Options o;
+  bool have_src = false, have_dst = false;
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    const auto value = [&]() -> std::string {
+      if (k + 1 >= argc) throw UsageError{a, "missing value"};
+      return argv[++k];
+    };
+    try {
+      if (a == "--src") {
+        o.src = parse_layout(value(), a);
+        have_src = true;
+      } else if (a == "--dst") {
+        o.dst = parse_layout(value(), a);
+        have_dst = true;
+      } else if (a == "--region") {
+        o.region = parse_region(value(), a);
+      } else if (a == "--type") {
+        o.type = value();
+        if (o.type != "double" && o.type != "float" && o.type != "cdouble" && o.type != "cfloat" &&
+            o.type != "int")
+          throw UsageError{
+              a, "unknown type '" + o.type + "' (expected double, float, cdouble, cfloat or int)"};
+      } else if (a == "--batch") {
+        o.batch = parse_count(a, value(), 0);
+      } else if (a == "--repeat") {
+        o.repeat = static_cast<int>(std::min<index_t>(parse_count(a, value(), 1), 1 << 30));
+      } else if (a == "--verify") {
+        o.verify = true;
+      } else if (a == "--json") {
+        o.json = value();
+        if (o.json.empty()) throw UsageError{a, "empty file name"};
+      } else if (a == "--dot") {
+        o.dot = value();
+        if (o.dot.empty()) throw UsageError{a, "empty file name"};
+      } else if (a == "--help" || a == "-h") {
+        throw UsageError{"",
+                         "usage: redist-run --src LAYOUT --dst LAYOUT [--region RxC@i,j->k,l] "
+                         "[--type double|float|cdouble|cfloat|int] [--batch K] [--repeat N] "
+                         "[--verify] [--json FILE] [--dot FILE]"};
+      } else {
+        throw UsageError{a, "unknown option"};
+      }
+    } catch (const parse_error& e) {
+      throw UsageError{a, strip(e.what(), a)};
+    }
+  }
+  if (!have_src) throw UsageError{"--src", "missing (required)"};
+  if (!have_dst) throw UsageError{"--dst", "missing (required)"};
+  for (const auto* s : {&o.src, &o.dst}) {
+    const std::string arg = s == &o.src ? "--src" : "--dst";
+    const int need = s->ranks(comm_size);
+    if (need > comm_size)
+      throw UsageError{arg, "distribution needs " + std::to_string(need) +
+                                " ranks but the communicator has " + std::to_string(comm_size) +
+                                " ('" + s->text + "')"};
+  }
+  if (!o.region)
+    o.region = Region{{std::min(o.src.extent.rows, o.dst.extent.rows),
+                       std::min(o.src.extent.cols, o.dst.extent.cols)},
+                      {0, 0},
+                      {0, 0}};
+  try {
+    validate_region(*o.region, make_shape(o.src), make_shape(o.dst));
+  } catch (const region_error& e) {
+    throw UsageError{"--region", to_string(*o.region) + ": " + strip(e.what(), "--region")};
+  }
+  return o;
+}
+
+// --- element values for --verify: distinct per element and exact in every type ----------
+
+template <class T>
+struct Values;
+template <>
+struct Values<double> {
+  static double at(std::uint64_t k) {
+    return static_cast<double>(k & ((std::uint64_t{1} << 53) - 1));
+  }
+  static double sentinel() { return -1.0; }
+};
+template <>
+struct Values<float> {  // distinct for up to 2^24 elements
+  static float at(std::uint64_t k) { return static_cast<float>(k & ((1u << 24) - 1)); }
+  static float sentinel() { return -1.0f; }
+};
+template <>
+struct Values<int> {  // distinct for up to 2^31 elements
+  static int at(std::uint64_t k) { return static_cast<int>(k & 0x7fffffffu); }
+  static int sentinel() { return -1; }
+};
+template <>
+struct Values<std::complex<double>> {
+  static std::complex<double> at(std::uint64_t k) {
+    return {Values<double>::at(k), -Values<double>::at(k >> 53) - 2.0};
+  }
+  static std::complex<double> sentinel() { return {-1.0, -1.0}; }
+};
+template <>
+struct Values<std::complex<float>> {  // distinct for up to 2^48 elements
+  static std::complex<float> at(std::uint64_t k) {
+    return {Values<float>::at(k), Values<float>::at(k >> 24)};
+  }
+  static std::complex<float> sentinel() { return {-1.0f, -1.0f}; }
+};
+
+template <class T>
+std::string show(const T& v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+template <class V>
+std::string json_array(const std::vector<V>& v) {
+  std::ostringstream os;
+  os << "[";
+  for (std::size_t k = 0; k < v.size(); ++k) os << (k ? ", " : "") << v[k];
+  os << "]";
+  return os.str();
+}
+
+/// Runs, times, verifies and reports with concrete matrix types. Returns the exit status.
+template <class T, class SrcMatrix, class DstMatrix>
+int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, DstMatrix& B) {
+  const int me = comm.rank(), np = comm.size();
+  const Region region = *o.region;
+  const index_t src_cols = o.src.extent.cols;
+  const auto value = [&](ElementIndex e) {
+    return Values<T>::at(static_cast<std::uint64_t>(e.i) * static_cast<std::uint64_t>(src_cols) +
+                         static_cast<std::uint64_t>(e.j));
+  };
+  if (o.verify) {
+    A.for_each_element([&](ElementIndex e, T& v) { v = value(e); });
+    B.for_each_element([&](ElementIndex, T& v) { v = Values<T>::sentinel(); });
+  }
+
+  PlanOptions popt;
+  popt.batch = o.batch;
+  comm.barrier();
+  boost::mpi::timer plan_timer;
+  Redistributor<SrcMatrix, DstMatrix> R(A, B, comm, region, popt);  // throws on every rank
+  const double plan_time =
+      boost::mpi::all_reduce(comm, plan_timer.elapsed(), boost::mpi::maximum<double>());
+
+  std::vector<double> times;
+  for (int k = 0; k < o.repeat; ++k) {
+    comm.barrier();
+    const double t0 = MPI_Wtime();
+    R.redistribute();
+    const double t = MPI_Wtime() - t0;
+    times.push_back(boost::mpi::all_reduce(comm, t, boost::mpi::maximum<double>()));
+  }
+  const double t_min = *std::min_element(times.begin(), times.end());
+  const double t_med = median(times);
+
+  // Verification: every target element, inside the region equal to the source, outside
+  // untouched.
+  index_t bad = 0, checked = 0;
+  std::vector<std::string> first_bad;
+  if (o.verify) {
+    const ElementIndex d0 = region.dst_origin, s0 = region.src_origin;
+    B.for_each_element([&](ElementIndex e, T& v) {
+      const bool in = e.i >= d0.i && e.i < d0.i + region.extent.rows && e.j >= d0.j &&
+                      e.j < d0.j + region.extent.cols;
+      const T want = in ? value({e.i - d0.i + s0.i, e.j - d0.j + s0.j}) : Values<T>::sentinel();
+      ++checked;
+      if (!(v == want)) {
+        if (++bad <= 5)
+          first_bad.push_back("rank " + std::to_string(me) + ": target (" + std::to_string(e.i) +
+                              ", " + std::to_string(e.j) + ") = " + show(v) + ", expected " +
+                              show(want) + (in ? "" : " (outside the region)"));
+      }
+    });
+  }
+  const index_t bad_total = boost::mpi::all_reduce(comm, bad, std::plus<index_t>());
+  const index_t checked_total = boost::mpi::all_reduce(comm, checked, std::plus<index_t>());
+  std::vector<std::vector<std::string>> all_bad;
+  boost::mpi::gather(comm, first_bad, all_bad, 0);
+
+  // Statistics, gathered to rank 0.
+  const PlanStats& s = R.plan().stats;
+  const index_t esize = static_cast<index_t>(sizeof(T));
+  std::vector<index_t> sent, recv, local, buffers;
+  boost::mpi::gather(comm, s.elements_sent * esize, sent, 0);
+  boost::mpi::gather(comm, s.elements_received * esize, recv, 0);
+  boost::mpi::gather(comm, s.elements_local * esize, local, 0);
+  boost::mpi::gather(comm, R.buffer_bytes(), buffers, 0);
+  std::vector<index_t> cats(s.categories.begin(), s.categories.end()), cat_sum(9, 0);
+  boost::mpi::reduce(comm, cats.data(), 9, cat_sum.data(), std::plus<index_t>(), 0);
+  const index_t messages = boost::mpi::all_reduce(comm, s.messages_sent, std::plus<index_t>());
+
+  if (!o.dot.empty() && me == 0) {
+    std::ofstream f(o.dot);
+    write_graphviz(f, R.task_graph());
+  }
+
+  if (me != 0) return bad_total == 0 ? 0 : 1;
+
+  index_t remote_max = 0;
+  for (int r = 0; r < np; ++r) remote_max = std::max({remote_max, sent[r], recv[r]});
+  const double bw_min = t_min > 0 ? static_cast<double>(remote_max) / t_min : 0.0;
+  const double bw_med = t_med > 0 ? static_cast<double>(remote_max) / t_med : 0.0;
+  const index_t buffer_max = *std::max_element(buffers.begin(), buffers.end());
+
+  std::printf("redist-run: %d ranks, type %s (%zu bytes)\n", np, o.type.c_str(), sizeof(T));
+  std::printf("  src     %s (%lldx%lld tiles, %d ranks)\n", to_string(o.src).c_str(),
+              static_cast<long long>(A.layout().tiles().rows),
+              static_cast<long long>(A.layout().tiles().cols), A.layout().ranks());
+  std::printf("  dst     %s (%lldx%lld tiles, %d ranks)\n", to_string(o.dst).c_str(),
+              static_cast<long long>(B.layout().tiles().rows),
+              static_cast<long long>(B.layout().tiles().cols), B.layout().ranks());
+  std::printf("  region  %s\n", to_string(region).c_str());
+  std::printf("  categories (target tiles, all ranks):");
+  for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(cat_sum[c]));
+  std::printf("\n  rank      sent B      recv B     local B    buffer B\n");
+  for (int r = 0; r < np; ++r)
+    std::printf("  %4d %11lld %11lld %11lld %11lld\n", r, static_cast<long long>(sent[r]),
+                static_cast<long long>(recv[r]), static_cast<long long>(local[r]),
+                static_cast<long long>(buffers[r]));
+  std::printf("  messages %lld, batches %lld (batch = %lld source tile columns)\n",
+              static_cast<long long>(messages), static_cast<long long>(R.plan().batches),
+              static_cast<long long>(R.plan().batch));
+  std::printf("  plan     %.6f s\n", plan_time);
+  std::printf("  time     min %.6f s, median %.6f s over %d runs\n", t_min, t_med, o.repeat);
+  std::printf("  bandwidth (Eq. 3) %.3f GB/s at min time, %.3f GB/s at median\n", bw_min * 1e-9,
+              bw_med * 1e-9);
+  std::printf("  buffers  %lld B max per rank\n", static_cast<long long>(buffer_max));
+  if (o.verify) {
+    if (bad_total == 0) {
+      std::printf("  verify   OK: %lld target elements checked\n",
+                  static_cast<long long>(checked_total));
+    } else {
+      std::printf("  verify   FAILED: %lld of %lld target elements wrong\n",
+                  static_cast<long long>(bad_total), static_cast<long long>(checked_total));
+      int shown = 0;
+      for (const auto& v : all_bad)
+        for (const auto& line : v)
+          if (shown++ < 10) std::fprintf(stderr, "redist-run: mismatch: %s\n", line.c_str());
+    }
+  }
+  std::fflush(stdout);
+
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    if (!f) {
+      std::fprintf(stderr, "redist-run: --json: cannot write '%s'\n", o.json.c_str());
+    } else {
+      f.precision(9);
+      f << "{\n"
+        << "  \"ranks\": " << np << ",\n"
+        << "  \"src\": " << json_string(to_string(o.src)) << ",\n"
+        << "  \"dst\": " << json_string(to_string(o.dst)) << ",\n"
+        << "  \"region\": {\"rows\": " << region.extent.rows << ", \"cols\": " << region.extent.cols
+        << ", \"src_origin\": [" << region.src_origin.i << ", " << region.src_origin.j
+        << "], \"dst_origin\": [" << region.dst_origin.i << ", " << region.dst_origin.j
+        << "], \"text\": " << json_string(to_string(region)) << "},\n"
+        << "  \"type\": " << json_string(o.type) << ",\n"
+        << "  \"element_bytes\": " << sizeof(T) << ",\n"
+        << "  \"batch\": " << R.plan().batch << ",\n"
+        << "  \"batches\": " << R.plan().batches << ",\n"
+        << "  \"repeat\": " << o.repeat << ",\n"
+        << "  \"categories\": " << json_array(cat_sum) << ",\n"
+        << "  \"bytes\": {\"sent\": " << json_array(sent) << ", \"recv\": " << json_array(recv)
+        << ", \"local\": " << json_array(local) << "},\n"
+        << "  \"buffer_bytes\": " << json_array(buffers) << ",\n"
+        << "  \"messages\": " << messages << ",\n"
+        << "  \"plan_time_s\": " << plan_time << ",\n"
+        << "  \"time_s\": {\"min\": " << t_min << ", \"median\": " << t_med
+        << ", \"all\": " << json_array(times) << "},\n"
+        << "  \"bandwidth\": {\"bytes_per_s_min_time\": " << bw_min
+        << ", \"bytes_per_s_median_time\": " << bw_med << ", \"max_remote_bytes\": " << remote_max
+        << "},\n"
+        << "  \"verified\": " << (o.verify && bad_total == 0 ? "true" : "false") << ",\n"
+        << "  \"verified_elements\": " << (o.verify ? checked_total : 0) << ",\n"
+        << "  \"mismatches\": " << bad_total << "\n"
+        << "}\n";
+    }
+  }
+  return bad_total == 0 ? 0 : 1;
+}
+
+using TileMatrixLayout = Layout<SpecShape, SpecDistribution>;
+using GridMatrixLayout = Layout<SpecShape, BlockCyclic>;
+
+template <class T>
+int run_typed(const Options& o, const boost::mpi::communicator& comm) {
+  const int me = comm.rank(), np = comm.size();
+  // The four storage combinations; tile storage packs the owned tiles in one allocation.
+  const auto with_dst = [&](auto& A) {
+    if (o.dst.storage == StorageKind::scalapack) {
+      TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>> B(
+          make_block_cyclic_layout(o.dst, "--dst"), {}, me);
+      return run<T>(o, comm, A, B);
+    }
+    TiledMatrix<T, TileMatrixLayout, PackedTiles<>> B(make_layout(o.dst, np), {}, me);
+    return run<T>(o, comm, A, B);
+  };
+  if (o.src.storage == StorageKind::scalapack) {
+    TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>> A(
+        make_block_cyclic_layout(o.src, "--src"), {}, me);
+    return with_dst(A);
+  }
+  TiledMatrix<T, TileMatrixLayout, PackedTiles<>> A(make_layout(o.src, np), {}, me);
+  return with_dst(A);
+}
+
+int dispatch(const Options& o, const boost::mpi::communicator& comm) {
+  if (o.type == "float") return run_typed<float>(o, comm);
+  if (o.type == "cdouble") return run_typed<std::complex<double>>(o, comm);
+  if (o.type == "cfloat") return run_typed<std::complex<float>>(o, comm);
+  if (o.type == "int") return run_typed<int>(o, comm);
+  return run_typed<double>(o, comm);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  boost::mpi::environment env(argc, argv);
+  boost::mpi::communicator world;
+  int status = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    try {
+      const Options o = parse(argc, argv, world.size());
+      status = dispatch(o, world);
+    } catch (const UsageError& e) {
+      if (world.rank() == 0) {
+        if (e.argument.empty())
+          std::fprintf(stderr, "%s\n", e.message.c_str());
+        else
+          std::fprintf(stderr, "redist-run: %s: %s\n", e.argument.c_str(), e.message.c_str());
+      }
+      status = 2;
+    } catch (const redist::error& e) {
+      // Planning errors are raised on every rank by the Redistributor (same message).
+      if (world.rank() == 0) std::fprintf(stderr, "redist-run: %s\n", strip(e.what(), "").c_str());
+      status = 2;
+    }
+  }
+  return status;
+}

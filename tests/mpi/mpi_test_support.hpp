@@ -1,0 +1,174 @@
+// Shared machinery of the MPI redistribution tests: fill a source matrix with a function of
+// the global index and a target with a sentinel, redistribute, and check EVERY element of the
+// target on every rank (inside the region: the source value at the mapped index; outside: the
+// sentinel) and that the source is unchanged. Results are all-reduced, so every rank returns
+// the same report and one failing rank cannot leave another waiting.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/redist.hpp>
+
+#include "mpi_harness.hpp"
+
+namespace redist::test {
+
+/// Value of element e: distinct per element and exact in every tested type for matrices of
+/// fewer than 4096 columns and 4096 rows (i * 4096 + j + 1 < 2^24).
+template <class T>
+T value_at(ElementIndex e) {
+  const index_t k = e.i * 4096 + e.j + 1;
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    using R = typename T::value_type;
+    return T(static_cast<R>(e.i) + R(0.5), static_cast<R>(e.j));
+  } else {
+    return static_cast<T>(k);
+  }
+}
+
+/// What the target holds where the region does not write. value_at never returns it.
+template <class T>
+T sentinel() {
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
+    return T(-1, -1);
+  else
+    return static_cast<T>(-1);
+}
+
+/// Whether global target element e lies in the region's target rectangle.
+inline bool in_target(const Region& r, ElementIndex e) {
+  return e.i >= r.dst_origin.i && e.i < r.dst_origin.i + r.extent.rows && e.j >= r.dst_origin.j &&
+         e.j < r.dst_origin.j + r.extent.cols;
+}
+
+/// The source element that lands on target element e. @pre in_target(r, e).
+inline ElementIndex source_of(const Region& r, ElementIndex e) {
+  return {e.i - r.dst_origin.i + r.src_origin.i, e.j - r.dst_origin.j + r.src_origin.j};
+}
+
+template <class M>
+void fill_source(M& a) {
+  using T = typename M::value_type;
+  a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
+}
+
+template <class M>
+void fill_sentinel(M& b) {
+  using T = typename M::value_type;
+  b.for_each_element([](ElementIndex, T& v) { v = sentinel<T>(); });
+}
+
+/// Local count of source elements that differ from value_at.
+template <class M>
+index_t source_errors(const M& a) {
+  using T = typename M::value_type;
+  index_t bad = 0;
+  a.for_each_element([&](ElementIndex e, T& v) { bad += !(v == value_at<T>(e)); });
+  return bad;
+}
+
+/// Local count of target elements that are wrong: inside the region not the source value at
+/// the mapped index, outside not the sentinel. Adds the number checked to `checked`.
+template <class M>
+index_t target_errors(const M& b, const Region& r, index_t& checked) {
+  using T = typename M::value_type;
+  index_t bad = 0;
+  b.for_each_element([&](ElementIndex e, T& v) {
+    const T want = in_target(r, e) ? value_at<T>(source_of(r, e)) : sentinel<T>();
+    bad += !(v == want);
+    ++checked;
+  });
+  return bad;
+}
+
+/// How to run a redistribution in check_redistribution.
+struct RunOptions {
+  PlanOptions plan{};
+  int repeats = 1;     ///< executions of the same plan (target reset to the sentinel before each)
+  bool async = false;  ///< start()/wait() instead of redistribute()
+};
+
+/// Everything a test asserts, identical on every rank (sums over ranks).
+struct RunReport {
+  bool ok = false;  ///< every element right on every rank, every repeat
+  index_t bad_target = 0;
+  index_t bad_source = 0;
+  index_t checked = 0;  ///< target elements checked (all ranks, last repeat)
+  std::array<index_t, 9> categories{};
+  std::array<index_t, 5> tasks{};  ///< tasks run in the last execution, by TaskKind
+  index_t elements_sent = 0, elements_received = 0, elements_local = 0;
+  index_t messages = 0;
+  index_t batches = 0;
+};
+
+inline index_t sum(const boost::mpi::communicator& comm, index_t v) {
+  return boost::mpi::all_reduce(comm, v, std::plus<index_t>());
+}
+
+/// Sums a plan's statistics and a redistributor's task counts over ranks into `rep`.
+template <class R>
+void add_plan_stats(const boost::mpi::communicator& comm, const R& redistributor, RunReport& rep) {
+  const PlanStats& s = redistributor.plan().stats;
+  for (std::size_t c = 0; c < 9; ++c) rep.categories[c] = sum(comm, s.categories[c]);
+  for (std::size_t k = 0; k < 5; ++k)
+    rep.tasks[k] = sum(comm, static_cast<index_t>(redistributor.tasks_run()[k]));
+  rep.elements_sent = sum(comm, s.elements_sent);
+  rep.elements_received = sum(comm, s.elements_received);
+  rep.elements_local = sum(comm, s.elements_local);
+  rep.messages = sum(comm, s.messages_sent);
+  rep.batches = redistributor.plan().batches;
+}
+
+/// Builds this rank's source (src_layout, src_placement) and target matrices of element type
+/// T, fills them, moves `region` (options.repeats times), and checks every element. Collective.
+template <class T, class SL, class SP, class DL, class DP>
+RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layout,
+                               SP src_placement, DL dst_layout, DP dst_placement, Region region,
+                               RunOptions options = {}) {
+  TiledMatrix<T, SL, SP> a(std::move(src_layout), std::move(src_placement), comm.rank());
+  TiledMatrix<T, DL, DP> b(std::move(dst_layout), std::move(dst_placement), comm.rank());
+  fill_source(a);
+  Redistributor<decltype(a), decltype(b)> r(a, b, comm, region, options.plan);
+  RunReport rep;
+  index_t bad = 0, checked = 0;
+  for (int k = 0; k < options.repeats; ++k) {
+    fill_sentinel(b);
+    if (options.async) {
+      r.start();
+      r.wait();
+    } else {
+      r.redistribute();
+    }
+    checked = 0;
+    bad += target_errors(b, region, checked);
+  }
+  rep.bad_target = sum(comm, bad);
+  rep.bad_source = sum(comm, source_errors(a));
+  rep.checked = sum(comm, checked);
+  add_plan_stats(comm, r, rep);
+  rep.ok = rep.bad_target == 0 && rep.bad_source == 0;
+  return rep;
+}
+
+/// A near-square P x Q grid with P * Q == n and P <= Q.
+inline std::pair<int, int> near_square_grid(int n) {
+  int p = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  while (p > 1 && n % p != 0) --p;
+  return {p, n / p};
+}
+
+/// A dynamic uniform tiling of rows x cols elements in mb x nb tiles.
+inline Tiling<UniformAxis<>, UniformAxis<>> uniform(index_t rows, index_t cols, index_t mb,
+                                                    index_t nb) {
+  return {UniformAxis<>(rows, mb), UniformAxis<>(cols, nb)};
+}
+
+}  // namespace redist::test

@@ -1,0 +1,170 @@
+// redist-run's layout and region specs: good inputs parse to the right layouts, bad inputs
+// throw redist::parse_error naming the argument and the offending text.
+#include <string>
+
+#include <redist/tools/layout_spec.hpp>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using namespace redist;
+using namespace redist::tools;
+
+static_assert(Distribution<SpecDistribution>);
+static_assert(EnumeratesOwnedTiles<SpecDistribution>);
+
+std::string parse_message(const std::string& text, const std::string& argument) {
+  try {
+    (void)parse_layout(text, argument);
+  } catch (const parse_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_CASE("layout spec: good inputs") {
+  const LayoutSpec a = parse_layout("8192x8192/256x256/bc:1x4", "--src");
+  CHECK(a.extent == Extents{8192, 8192});
+  CHECK(a.tile == Extents{256, 256});
+  CHECK(a.distribution.kind == DistributionKind::block_cyclic);
+  CHECK(a.distribution.grid == GridSpec{1, 4, 1, 1});
+  CHECK(a.storage == StorageKind::tile);
+  CHECK(a.ranks(16) == 4);
+  CHECK(to_string(a) == "8192x8192/256x256/bc:1x4/tile");
+
+  const LayoutSpec b = parse_layout("100x50/7x9/bc:2x3:2x1/scalapack");
+  CHECK(b.distribution.grid == GridSpec{2, 3, 2, 1});
+  CHECK(b.storage == StorageKind::scalapack);
+  CHECK(to_string(b) == "100x50/7x9/bc:2x3:2x1/scalapack");
+
+  const LayoutSpec c = parse_layout("10x10/3x3/random:18446744073709551615/tile");
+  CHECK(c.distribution.kind == DistributionKind::random);
+  CHECK(c.distribution.seed == 18446744073709551615ull);
+  CHECK(c.ranks(5) == 5);
+
+  const LayoutSpec d = parse_layout("64x64/8x8/band:2:1x4:2x2");
+  CHECK(d.distribution.kind == DistributionKind::band);
+  CHECK(d.distribution.band_width == 2);
+  CHECK(d.distribution.band_grid == GridSpec{1, 4, 1, 1});
+  CHECK(d.distribution.grid == GridSpec{2, 2, 1, 1});
+  CHECK(d.ranks(1) == 4);
+  CHECK(to_string(d) == "64x64/8x8/band:2:1x4:2x2/tile");
+}
+
+TEST_CASE("layout spec: the distributions it builds") {
+  const LayoutSpec s = parse_layout("40x30/4x5/bc:2x3:2x1");
+  const auto layout = make_layout(s, 6);
+  const BlockCyclic bc(2, 3, 2, 1);
+  CHECK(layout.tiles() == Extents{10, 6});
+  for (index_t m = 0; m < 10; ++m)
+    for (index_t n = 0; n < 6; ++n) {
+      // rank of tile (m, n) = ((m / kp) mod P) * Q + ((n / kq) mod Q)
+      CHECK(layout.owner({m, n}) == static_cast<int>(((m / 2) % 2) * 3 + (n % 3)));
+      CHECK(layout.owner({m, n}) == bc.owner({m, n}));
+    }
+  // for_each_owned visits exactly the owned tiles, for every alternative.
+  for (const char* text :
+       {"40x30/4x5/bc:2x3:2x1", "40x30/4x5/random:9", "40x30/4x5/band:2:1x3:2x2"}) {
+    const auto l = make_layout(parse_layout(text), 6);
+    const TileBox box{{1, 2}, {9, 6}};
+    for (int r = 0; r < 6; ++r) {
+      index_t visited = 0, want = 0;
+      l.distribution().for_each_owned(r, box, [&](TileIndex t) {
+        CHECK(box.contains(t));
+        CHECK(l.owner(t) == r);
+        ++visited;
+      });
+      for (index_t m = 1; m < 9; ++m)
+        for (index_t n = 2; n < 6; ++n) want += l.owner({m, n}) == r;
+      CAPTURE(text);
+      CHECK(visited == want);
+    }
+  }
+  const auto band = make_layout(parse_layout("40x40/4x4/band:1:1x2:2x1"), 4);
+  CHECK(band.owner({3, 3}) ==
+        BandDistribution(1, BlockCyclic(1, 2), BlockCyclic(2, 1)).owner({3, 3}));
+  CHECK(make_layout(parse_layout("40x40/4x4/random:1"), 7).ranks() == 7);
+  CHECK(make_block_cyclic_layout(parse_layout("40x40/4x4/bc:2x2")).distribution() ==
+        BlockCyclic(2, 2));
+  CHECK_THROWS_AS(make_block_cyclic_layout(parse_layout("40x40/4x4/random:1"), "--dst"),
+                  parse_error);
+}
+
+TEST_CASE("layout spec: bad inputs name the argument and the offending text") {
+  // clang-format off
+  struct Bad { const char* text; const char* offending; };
+  const Bad bad[] = {
+    {"",                               "''"},
+    {"8192x8192",                      "'8192x8192'"},
+    {"8192x8192/256x256",              "'8192x8192/256x256'"},
+    {"8192/256x256/bc:1x4",            "'8192'"},
+    {"8192x/256x256/bc:1x4",           "''"},
+    {"axb/256x256/bc:1x4",             "'a'"},
+    {"0x10/2x2/bc:1x1",                "'0'"},
+    {"10x10/0x2/bc:1x1",               "'0'"},
+    {"10x10/-2x2/bc:1x1",              "'-2'"},
+    {"10x10/2x2x2/bc:1x1",             "'2x2x2'"},
+    {"10x10/2x2/bc",                   "'bc'"},
+    {"10x10/2x2/bc:0x2",               "'0'"},
+    {"10x10/2x2/bc:2",                 "'2'"},
+    {"10x10/2x2/bc:2x2:0x1",           "'0'"},
+    {"10x10/2x2/bc:2x2:1x1:1",         "'bc:2x2:1x1:1'"},
+    {"10x10/2x2/random",               "'random'"},
+    {"10x10/2x2/random:x",             "'x'"},
+    {"10x10/2x2/random:99999999999999999999", "'99999999999999999999'"},
+    {"10x10/2x2/band:0:1x1:1x1",       "'0'"},
+    {"10x10/2x2/band:2:1x1",           "'band:2:1x1'"},
+    {"10x10/2x2/cyclic:2x2",           "'cyclic'"},
+    {"10x10/2x2/bc:1x1/rowmajor",      "'rowmajor'"},
+    {"10x10/2x2/random:1/scalapack",   "'random:1'"},
+    {"10x10/2x2/band:1:1x1:1x1/scalapack", "'band:1:1x1:1x1'"},
+    {"10x10/2x2/bc:1x1/tile/extra",    "'10x10/2x2/bc:1x1/tile/extra'"},
+  };
+  // clang-format on
+  for (const Bad& b : bad) {
+    CAPTURE(b.text);
+    CHECK_THROWS_AS((void)parse_layout(b.text, "--src"), parse_error);
+    const std::string msg = parse_message(b.text, "--dst");
+    CHECK(msg.find("--dst") != std::string::npos);
+    CHECK(msg.find(b.offending) != std::string::npos);
+    CHECK(msg.find("--src") == std::string::npos);
+  }
+  CHECK(parse_message("10x10/2x2/bc:0x2", "--src").find("grid rows P") != std::string::npos);
+}
+
+TEST_CASE("region spec: good and bad inputs") {
+  CHECK(parse_region("4x5@1,2->3,0") == Region{{4, 5}, {1, 2}, {3, 0}});
+  CHECK(parse_region("4x5") == Region{{4, 5}, {0, 0}, {0, 0}});
+  CHECK(parse_region("0x7@0,0->0,0").empty());
+  CHECK(to_string(parse_region("4x5@1,2->3,0")) == "4x5@1,2->3,0");
+  // clang-format off
+  struct Bad { const char* text; const char* offending; };
+  const Bad bad[] = {
+    {"",                 "''"},
+    {"4",                "'4'"},
+    {"4x",               "''"},
+    {"4x5@",             "''"},
+    {"4x5@1,2",          "'1,2'"},
+    {"4x5@1,2->3",       "'3'"},
+    {"4x5@1,2-3,4",      "'1,2-3,4'"},
+    {"4x5@1,2->3,4->5,6", "'1,2->3,4->5,6'"},
+    {"4x5@a,2->3,4",     "'a'"},
+    {"4x5@1,-2->3,4",    "'-2'"},
+    {"-4x5@1,2->3,4",    "'-4'"},
+  };
+  // clang-format on
+  for (const Bad& b : bad) {
+    CAPTURE(b.text);
+    std::string msg;
+    try {
+      (void)parse_region(b.text, "--region");
+    } catch (const parse_error& e) {
+      msg = e.what();
+    }
+    CHECK(msg.find("--region") != std::string::npos);
+    CHECK(msg.find(b.offending) != std::string::npos);
+  }
+}
+
+}  // namespace

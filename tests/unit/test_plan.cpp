@@ -1,0 +1,289 @@
+// Plans of every rank of a virtual communicator (no MPI) for many random configurations:
+// sender and receiver agree segment by segment, in order, with the same batch; received and
+// local segments partition the region exactly; statistics add up; and a block-cyclic plan
+// costs O(own tiles) even for a huge matrix on 16384 ranks.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <redist/distributions/block_cyclic.hpp>
+#include <redist/distributions/random.hpp>
+#include <redist/layout.hpp>
+#include <redist/plan.hpp>
+#include <redist/segment.hpp>
+#include <redist/tile_shapes/irregular_axis.hpp>
+#include <redist/tile_shapes/uniform_axis.hpp>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using namespace redist;
+
+/// A run-time choice between block-cyclic and random, for random configurations.
+struct AnyDistribution {
+  bool random = false;
+  BlockCyclic bc{1, 1};
+  RandomDistribution rnd{1, 0};
+  int ranks() const { return random ? rnd.ranks() : bc.ranks(); }
+  int owner(TileIndex t) const { return random ? rnd.owner(t) : bc.owner(t); }
+};
+
+using Shape = Tiling<IrregularAxis, IrregularAxis>;
+using AnyLayout = Layout<Shape, AnyDistribution>;
+
+IrregularAxis random_axis(std::mt19937_64& g, index_t extent) {
+  std::uniform_int_distribution<int> kind(0, 2);
+  std::vector<index_t> b{0};
+  if (kind(g) == 0) {  // uniform with a partial last tile
+    const index_t t = std::uniform_int_distribution<index_t>(1, 9)(g);
+    for (index_t x = t; x < extent; x += t) b.push_back(x);
+  } else {  // irregular, 1x1 tiles included
+    std::uniform_int_distribution<index_t> step(1, 8);
+    for (index_t x = step(g); x < extent; x += step(g)) b.push_back(x);
+  }
+  b.push_back(extent);
+  return IrregularAxis(std::move(b));
+}
+
+AnyDistribution random_distribution(std::mt19937_64& g, int np) {
+  AnyDistribution d;
+  if (std::uniform_int_distribution<int>(0, 2)(g) == 0) {
+    d.random = true;
+    d.rnd = RandomDistribution(std::uniform_int_distribution<int>(1, np)(g), g());
+  } else {
+    std::vector<std::pair<int, int>> grids;
+    for (int p = 1; p <= np; ++p)
+      for (int q = 1; p * q <= np; ++q) grids.push_back({p, q});
+    const auto [P, Q] = grids[std::uniform_int_distribution<std::size_t>(0, grids.size() - 1)(g)];
+    std::uniform_int_distribution<index_t> k(1, 3);
+    d.bc = BlockCyclic(P, Q, k(g), k(g),
+                       GridCoord{std::uniform_int_distribution<int>(0, P - 1)(g),
+                                 std::uniform_int_distribution<int>(0, Q - 1)(g)});
+  }
+  return d;
+}
+
+struct Config {
+  AnyLayout src, dst;
+  Region region;
+  int np;
+  PlanOptions options;
+};
+
+Config random_config(std::mt19937_64& g) {
+  std::uniform_int_distribution<index_t> ext(1, 40);
+  const int np = std::uniform_int_distribution<int>(1, 6)(g);
+  const index_t sm = ext(g), sn = ext(g), dm = ext(g), dn = ext(g);
+  AnyLayout src{Shape{random_axis(g, sm), random_axis(g, sn)}, random_distribution(g, np)};
+  AnyLayout dst{Shape{random_axis(g, dm), random_axis(g, dn)}, random_distribution(g, np)};
+  const index_t rows = std::uniform_int_distribution<index_t>(0, std::min(sm, dm))(g);
+  const index_t cols = std::uniform_int_distribution<index_t>(0, std::min(sn, dn))(g);
+  const Region r{{rows, cols},
+                 {std::uniform_int_distribution<index_t>(0, sm - rows)(g),
+                  std::uniform_int_distribution<index_t>(0, sn - cols)(g)},
+                 {std::uniform_int_distribution<index_t>(0, dm - rows)(g),
+                  std::uniform_int_distribution<index_t>(0, dn - cols)(g)}};
+  PlanOptions o;
+  const int b = std::uniform_int_distribution<int>(0, 3)(g);
+  o.batch = b == 3 ? 0 : b;
+  if (std::uniform_int_distribution<int>(0, 3)(g) == 0) o.max_buffer_bytes = 256;  // auto batches
+  return {std::move(src), std::move(dst), r, np, o};
+}
+
+std::vector<PlannedSegment> with_peer(const std::vector<PlannedSegment>& v, int peer) {
+  std::vector<PlannedSegment> out;
+  for (const auto& s : v)
+    if (s.peer == peer) out.push_back(s);
+  return out;
+}
+
+void check_config(const Config& c) {
+  std::vector<Plan> plans;
+  for (int r = 0; r < c.np; ++r)
+    plans.push_back(make_plan(c.src, c.dst, c.region, r, c.np, c.options));
+
+  // Sender and receiver: same segments, same order, same batch, same pieces.
+  for (int a = 0; a < c.np; ++a)
+    for (int b = 0; b < c.np; ++b) {
+      if (a == b) {
+        CHECK(with_peer(plans[a].send.segments, b).empty());
+        CHECK(with_peer(plans[a].recv.segments, a).empty());
+        continue;
+      }
+      const auto sent = with_peer(plans[a].send.segments, b);
+      const auto recv = with_peer(plans[b].recv.segments, a);
+      REQUIRE(sent.size() == recv.size());
+      for (std::size_t k = 0; k < sent.size(); ++k) {
+        CHECK(sent[k].segment == recv[k].segment);
+        CHECK(sent[k].batch == recv[k].batch);
+        CHECK(sent[k].col_piece == recv[k].col_piece);
+        CHECK(sent[k].row_piece == recv[k].row_piece);
+      }
+      // Messages: one per (peer, batch), same element counts on both sides.
+      std::vector<std::pair<index_t, index_t>> ms, mr;
+      for (const Message& m : plans[a].send.messages)
+        if (m.peer == b) ms.push_back({m.batch, m.elements});
+      for (const Message& m : plans[b].recv.messages)
+        if (m.peer == a) mr.push_back({m.batch, m.elements});
+      CHECK(ms == mr);
+    }
+
+  // Received and local segments partition the region; every segment maps source to target
+  // by the region's shift, lies inside its tiles, and is owned by the right ranks.
+  const Region& r = c.region;
+  std::vector<int> cover(static_cast<std::size_t>(r.extent.size()), 0);
+  PlanStats total;
+  for (int rank = 0; rank < c.np; ++rank) {
+    const Plan& p = plans[rank];
+    const auto visit = [&](const PlannedSegment& ps, int src_owner) {
+      const Segment& s = ps.segment;
+      CHECK(c.dst.owner(s.dst_tile) == rank);
+      CHECK(c.src.owner(s.src_tile) == src_owner);
+      CHECK(ps.batch >= 0);
+      CHECK(ps.batch < p.batches);
+      const ElementIndex so = tile_origin(c.src.shape(), s.src_tile);
+      const ElementIndex dO = tile_origin(c.dst.shape(), s.dst_tile);
+      CHECK(s.src_offset.i + s.extent.rows <= tile_extents(c.src.shape(), s.src_tile).rows);
+      CHECK(s.src_offset.j + s.extent.cols <= tile_extents(c.src.shape(), s.src_tile).cols);
+      CHECK(s.dst_offset.i + s.extent.rows <= tile_extents(c.dst.shape(), s.dst_tile).rows);
+      CHECK(s.dst_offset.j + s.extent.cols <= tile_extents(c.dst.shape(), s.dst_tile).cols);
+      const index_t di = dO.i + s.dst_offset.i, dj = dO.j + s.dst_offset.j;
+      CHECK(so.i + s.src_offset.i - di == r.src_origin.i - r.dst_origin.i);
+      CHECK(so.j + s.src_offset.j - dj == r.src_origin.j - r.dst_origin.j);
+      for (index_t j = 0; j < s.extent.cols; ++j)
+        for (index_t i = 0; i < s.extent.rows; ++i) {
+          const index_t li = di + i - r.dst_origin.i, lj = dj + j - r.dst_origin.j;
+          REQUIRE(li >= 0);
+          REQUIRE(li < r.extent.rows);
+          REQUIRE(lj >= 0);
+          REQUIRE(lj < r.extent.cols);
+          cover[static_cast<std::size_t>(li + lj * r.extent.rows)] += 1;
+        }
+    };
+    for (const auto& ps : p.recv.segments) visit(ps, ps.peer);
+    for (const auto& ps : p.local) visit(ps, rank);
+    for (const auto& ps : p.send.segments) {
+      CHECK(c.src.owner(ps.segment.src_tile) == rank);
+      CHECK(c.dst.owner(ps.segment.dst_tile) == ps.peer);
+    }
+    // Buffer offsets: messages of a batch back to back, segments back to back in a message.
+    for (const Direction* d : {&p.send, &p.recv}) {
+      index_t elements = 0;
+      for (const Message& m : d->messages) {
+        index_t off = m.buffer_offset;
+        for (index_t s = m.first; s < m.first + m.count; ++s) {
+          const auto& ps = d->segments[static_cast<std::size_t>(s)];
+          CHECK(ps.buffer_offset == off);
+          CHECK(ps.peer == m.peer);
+          CHECK(ps.batch == m.batch);
+          off += ps.segment.extent.size();
+        }
+        CHECK(off - m.buffer_offset == m.elements);
+        CHECK(off <= d->batch_elements[static_cast<std::size_t>(m.batch)]);
+        elements += m.elements;
+      }
+      CHECK(elements == d->elements);
+    }
+    const PlanStats& s = p.stats;
+    total.elements_sent += s.elements_sent;
+    total.elements_received += s.elements_received;
+    total.elements_local += s.elements_local;
+    total.messages_sent += s.messages_sent;
+    total.messages_received += s.messages_received;
+    total.segments_sent += s.segments_sent;
+    total.segments_received += s.segments_received;
+    total.dst_tiles += s.dst_tiles;
+    index_t cats = 0;
+    for (std::size_t k = 0; k < 9; ++k) {
+      total.categories[k] += s.categories[k];
+      cats += s.categories[k];
+    }
+    CHECK(cats == s.dst_tiles);
+    CHECK(s.segments_received == static_cast<index_t>(p.recv.segments.size()));
+    CHECK(s.segments_local == static_cast<index_t>(p.local.size()));
+    // All ranks agree on the batching.
+    CHECK(p.batch == plans[0].batch);
+    CHECK(p.batches == plans[0].batches);
+  }
+  for (int v : cover) CHECK(v == 1);
+  CHECK(total.elements_sent == total.elements_received);
+  CHECK(total.elements_received + total.elements_local == r.extent.size());
+  CHECK(total.messages_sent == total.messages_received);
+  CHECK(total.segments_sent == total.segments_received);
+
+  // The categories agree with the pure geometry, tile by tile.
+  std::array<index_t, 9> want{};
+  index_t touched = 0;
+  if (!r.empty())
+    for (index_t n = 0; n < c.dst.tiles().cols; ++n)
+      for (index_t m = 0; m < c.dst.tiles().rows; ++m) {
+        const index_t kr =
+            piece_count(c.src.shape().rows(), c.dst.shape().rows(), r.axis<Axis::row>(), m);
+        const index_t kc =
+            piece_count(c.src.shape().cols(), c.dst.shape().cols(), r.axis<Axis::col>(), n);
+        if (kr == 0 || kc == 0) continue;
+        ++touched;
+        want[static_cast<std::size_t>(category_of(kr, kc))] += 1;
+      }
+  CHECK(total.dst_tiles == touched);
+  CHECK(total.categories == want);
+}
+
+TEST_CASE("plan: random configurations on virtual communicators") {
+  std::mt19937_64 g(0x5eed);
+  for (int k = 0; k < 300; ++k) {
+    const Config c = random_config(g);
+    CAPTURE(k);
+    CAPTURE(c.np);
+    CAPTURE(c.region.extent);
+    check_config(c);
+  }
+}
+
+TEST_CASE("plan: batch = 1 gives one batch per touched source tile column, both sides agree") {
+  const Layout src{Tiling{UniformAxis<>(30, 4), UniformAxis<>(30, 3)}, BlockCyclic(2, 2)};
+  const Layout dst{Tiling{UniformAxis<>(30, 7), UniformAxis<>(30, 7)}, BlockCyclic(1, 4)};
+  const Region r{{20, 20}, {5, 4}, {1, 2}};  // source columns 4..23: tiles 1..7
+  PlanOptions o;
+  o.batch = 1;
+  for (int rank = 0; rank < 4; ++rank) {
+    const Plan p = make_plan(src, dst, r, rank, 4, o);
+    CHECK(p.batches == 7);
+    for (const auto& ps : p.recv.segments) CHECK(ps.batch == ps.segment.src_tile.n - 1);
+    for (const auto& ps : p.send.segments) CHECK(ps.batch == ps.segment.src_tile.n - 1);
+  }
+}
+
+TEST_CASE("plan: block-cyclic planning is O(own tiles): 10^6 x 10^6, 64 x 64 tiles, 16384 ranks") {
+  const index_t N = 1000000;
+  const Layout src{Tiling{UniformAxis<>(N, 64), UniformAxis<>(N, 64)}, BlockCyclic(128, 128)};
+  const Layout dst{Tiling{UniformAxis<>(N, 100), UniformAxis<>(N, 80)}, BlockCyclic(64, 256)};
+  const index_t global_tiles = src.tiles().size();  // 15625^2, about 2.4e8
+  for (int rank : {0, 12345, 16383}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 16384);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CAPTURE(rank);
+    CAPTURE(seconds);
+    // Own tiles: about 15625^2 / 16384 source tiles and 10^4 x 12500 / 16384 target tiles.
+    index_t own_src = 0;
+    for_each_owned_tile(src.distribution(), rank, src.all_tiles(), [&](TileIndex) { ++own_src; });
+    const index_t own_dst = p.stats.dst_tiles;
+    CHECK(own_src > 14000);
+    CHECK(own_dst > 7000);
+    // A 100 x 80 target tile meets at most 3 x 3 source tiles of 64 x 64; a source tile
+    // meets at most 2 x 2 target tiles.
+    CHECK(p.stats.segments_received + p.stats.segments_local <= 9 * own_dst);
+    CHECK(p.stats.segments_sent <= 4 * own_src);
+    CHECK(p.stats.segments_received + p.stats.segments_local >= own_dst);
+    // Memory far below anything proportional to the global tile count.
+    CHECK(p.memory_bytes() < static_cast<std::size_t>(global_tiles) / 4);  // < 1/4 byte per tile
+    CHECK(seconds < 20.0);  // typically well under a second
+  }
+}
+
+}  // namespace
