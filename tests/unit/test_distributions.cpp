@@ -19,17 +19,13 @@
 
 #include <doctest/doctest.h>
 
+#include "unit_test_support.hpp"
+
 namespace {
 
 using namespace redist;
-
-struct Rng {
-  std::mt19937_64 engine;
-  explicit Rng(std::uint64_t seed) : engine(seed) {}
-  index_t in(index_t lo, index_t hi) {
-    return lo + static_cast<index_t>(engine() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-};
+using test::message_of;
+using test::Rng;
 
 /// Checks that for_each_owned_tile over all ranks (and a few ranks that own nothing) visits
 /// every tile of `box` exactly once, at its owner, column by column.
@@ -68,16 +64,6 @@ bool owners_in_range(const D& d, TileBox box) {
 TileBox random_box(Rng& rng) {
   const index_t m0 = rng.in(0, 20), n0 = rng.in(0, 20);
   return {{m0, n0}, {m0 + rng.in(0, 40), n0 + rng.in(0, 40)}};
-}
-
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
 }
 
 bool contains(const std::string& s, const std::string& part) {

@@ -21,21 +21,13 @@
 
 #include <doctest/doctest.h>
 
+#include "unit_test_support.hpp"
+
 namespace {
 
 using namespace redist;
-
-/// Reproducible integers: mt19937_64's output is specified by the standard, our mapping too
-/// (std::uniform_int_distribution's is not).
-struct Rng {
-  std::mt19937_64 engine;
-  explicit Rng(std::uint64_t seed) : engine(seed) {}
-  /// Uniform-ish in [lo, hi] (modulo bias is irrelevant here).
-  index_t in(index_t lo, index_t hi) {
-    return lo + static_cast<index_t>(engine() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  bool chance(int percent) { return in(0, 99) < percent; }
-};
+using test::message_of;
+using test::Rng;
 
 /// Boundaries {0, ..., extent} with tiles of 1..max_tile elements.
 IrregularAxis random_irregular(Rng& rng, index_t extent, index_t max_tile) {

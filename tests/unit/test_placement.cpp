@@ -22,17 +22,13 @@
 
 #include <doctest/doctest.h>
 
+#include "unit_test_support.hpp"
+
 namespace {
 
 using namespace redist;
-
-struct Rng {
-  std::mt19937_64 engine;
-  explicit Rng(std::uint64_t seed) : engine(seed) {}
-  index_t in(index_t lo, index_t hi) {
-    return lo + static_cast<index_t>(engine() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-};
+using test::message_of;
+using test::Rng;
 
 // ScaLAPACK's TOOLS routines, transcribed from their Fortran (1-based global indices).
 /// NUMROC: number of rows or columns of a block-cyclic axis stored on process iproc.

@@ -13,9 +13,13 @@
 
 #include <doctest/doctest.h>
 
+#include "unit_test_support.hpp"
+
 namespace {
 
 using namespace redist;
+using test::message_of;
+using test::Rng;
 
 /// The TileAxis postconditions over the whole domain; returns the number of violations.
 template <class A>
@@ -32,16 +36,6 @@ index_t violations(const A& a) {
   }
   bad += sum != a.extent();
   return bad;
-}
-
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
 }
 
 }  // namespace
