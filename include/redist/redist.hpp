@@ -21,6 +21,7 @@
 #include <redist/redistributor.hpp>
 #include <redist/scalapack.hpp>
 #include <redist/region.hpp>
+#include <redist/relabel.hpp>
 #include <redist/segment.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shape.hpp>
