@@ -25,6 +25,19 @@ struct BlockCopy {
   index_t cols = 0;
 };
 
+/// Blocks with fewer elements than this are copied without a parallel kernel launch.
+inline constexpr index_t parallel_threshold = index_t{1} << 16;
+
+namespace detail {
+template <class Exec>
+inline constexpr bool is_serial_space =
+#ifdef KOKKOS_ENABLE_SERIAL
+    std::is_same_v<Exec, Kokkos::Serial>;
+#else
+    false;
+#endif
+}  // namespace detail
+
 /// Runs one BlockCopy in MemorySpace. Host memory: one memcpy per column (or one for a
 /// contiguous block), parallel over columns. Device memory: a 2-D range kernel.
 template <class MemorySpace, class T>
@@ -37,6 +50,14 @@ void copy_block(const BlockCopy<T>& c) {
       return;
     }
     const std::size_t bytes = static_cast<std::size_t>(c.rows) * sizeof(T);
+    // A kernel launch costs more than copying a small block: small blocks (and every
+    // block on a serial backend) are copied column by column right here.
+    if (detail::is_serial_space<exec> || c.rows * c.cols < parallel_threshold) {
+      const T* src = c.src;
+      T* dst = c.dst;
+      for (index_t j = 0; j < c.cols; ++j, src += c.lds, dst += c.ldd) std::memcpy(dst, src, bytes);
+      return;
+    }
     Kokkos::parallel_for(
         "redist::copy_block", Kokkos::RangePolicy<exec>(0, c.cols),
         [=](index_t j) { std::memcpy(c.dst + j * c.ldd, c.src + j * c.lds, bytes); });
