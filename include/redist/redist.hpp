@@ -19,9 +19,9 @@
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
 #include <redist/redistributor.hpp>
-#include <redist/scalapack.hpp>
 #include <redist/region.hpp>
 #include <redist/relabel.hpp>
+#include <redist/scalapack.hpp>
 #include <redist/segment.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shape.hpp>
