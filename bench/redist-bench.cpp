@@ -461,10 +461,10 @@ void print_row(const Result& r) {
   if (r.c.suite == "standard") {
     const Stats& m = r.stats;
     std::printf(
-        "    memory/rank: buffers reported %.1f MiB before run (plan), %.1f MiB held after; "
-        "measured PSS +%.1f MiB, peak RSS +%.1f MiB; plan %.2f MiB\n",
-        m.buffer_bytes / 1048576, m.buffer_after / 1048576, m.measured_pss / 1048576,
-        m.measured_peak / 1048576, m.plan_memory / 1048576);
+        "    memory/rank: buffers reported %.1f MiB before run (plan: %.1f MiB without the shared "
+        "window), %.1f MiB held after; measured PSS +%.1f MiB, peak RSS +%.1f MiB; plan %.2f MiB\n",
+        m.buffer_bytes / 1048576, m.plan_elements / 1048576, m.buffer_after / 1048576,
+        m.measured_pss / 1048576, m.measured_peak / 1048576, m.plan_memory / 1048576);
   }
   std::fflush(stdout);
 }

@@ -195,11 +195,18 @@ class Executor {
   /// Tasks run by the last execution, per kind (Init, Send, Receive, Finish, Batch).
   const std::array<std::size_t, 5>& tasks_run() const { return tasks_run_; }
 
+  /// Sets up the transport (on host memory, the node's shared window): collective over
+  /// the communicator. start() does it if nobody did; calling it first makes
+  /// buffer_bytes() exact before the first run. Idempotent.
+  void connect() {
+    if (!transport_ready_) setup_transport();
+  }
+
   /// Starts an execution: posts receives, packs and sends, copies local segments; returns
   /// when only waiting is left. @pre no execution in progress.
   void start() {
     if (running_) throw error("redist: start() called while an execution is in progress");
-    if (!transport_ready_) setup_transport();
+    connect();
     running_ = true;
     remaining_ = boost::num_vertices(graph_.graph);
     pending_ = in_degree_;

@@ -122,6 +122,8 @@ class Redistributor {
           make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options), src,
           dst, comm_);
     });
+    // Only once every rank has planned without error: the transport set-up is collective.
+    executor_->connect();
   }
 
   /// Moves the whole source matrix to the same place in the target.
@@ -140,7 +142,7 @@ class Redistributor {
   const TaskGraph& task_graph() const { return executor_->graph(); }
   const Region& region() const { return region_; }
   const boost::mpi::communicator& communicator() const { return comm_; }
-  /// Bytes of message buffers held between executions.
+  /// Bytes of message buffers held between executions (exact: the transport is set up).
   index_t buffer_bytes() const { return executor_->buffer_bytes(); }
   /// Tasks run by the last execution, per TaskKind.
   const std::array<std::size_t, 5>& tasks_run() const { return executor_->tasks_run(); }
