@@ -3,7 +3,7 @@
 //
 //   mpirun -np 4 redist-run --src 8192x8192/256x256/bc:1x4 --dst 8192x8192/100x100/bc:2x2
 //       [--region RxC@i,j->k,l] [--type double|float|cdouble|cfloat|int] [--batch K]
-//       [--repeat N] [--verify] [--json FILE] [--dot FILE]
+//       [--repeat N] [--relabel] [--verify] [--json FILE] [--dot FILE]
 //
 // Exit status: 0 success, 1 verification failed, 2 bad input (one line on stderr, rank 0).
 // See docs/redist-run.md.
@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -51,6 +52,7 @@ struct Options {
   index_t batch = 0;
   int repeat = 5;
   bool verify = false;
+  bool relabel = false;
   std::string json, dot;
 };
 
@@ -101,6 +103,8 @@ Options parse(int argc, char** argv, int comm_size) {
         o.repeat = static_cast<int>(std::min<index_t>(parse_count(a, value(), 1), 1 << 30));
       } else if (a == "--verify") {
         o.verify = true;
+      } else if (a == "--relabel") {
+        o.relabel = true;
       } else if (a == "--json") {
         o.json = value();
         if (o.json.empty()) throw UsageError{a, "empty file name"};
@@ -111,7 +115,7 @@ Options parse(int argc, char** argv, int comm_size) {
         throw UsageError{"",
                          "usage: redist-run --src LAYOUT --dst LAYOUT [--region RxC@i,j->k,l] "
                          "[--type double|float|cdouble|cfloat|int] [--batch K] [--repeat N] "
-                         "[--verify] [--json FILE] [--dot FILE]"};
+                         "[--relabel] [--verify] [--json FILE] [--dot FILE]"};
       } else {
         throw UsageError{a, "unknown option"};
       }
@@ -121,6 +125,10 @@ Options parse(int argc, char** argv, int comm_size) {
   }
   if (!have_src) throw UsageError{"--src", "missing (required)"};
   if (!have_dst) throw UsageError{"--dst", "missing (required)"};
+  if (o.relabel && o.dst.storage == StorageKind::scalapack)
+    throw UsageError{"--relabel",
+                     "needs tile storage on --dst (a relabeled grid is no "
+                     "ScaLAPACK grid)"};
   for (const auto* s : {&o.src, &o.dst}) {
     const std::string arg = s == &o.src ? "--src" : "--dst";
     const int need = s->ranks(comm_size);
@@ -301,6 +309,14 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
               static_cast<long long>(B.layout().tiles().rows),
               static_cast<long long>(B.layout().tiles().cols), B.layout().ranks());
   std::printf("  region  %s\n", to_string(region).c_str());
+  if constexpr (requires { B.layout().distribution().rank_of_role(); }) {
+    if (o.relabel) {
+      std::printf("  relabel target role -> rank:");
+      const auto& perm = B.layout().distribution().rank_of_role();
+      for (std::size_t r = 0; r < perm.size(); ++r) std::printf(" %zu->%d", r, perm[r]);
+      std::printf("\n");
+    }
+  }
   std::printf("  categories (target tiles, all ranks):");
   for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(cat_sum[c]));
   std::printf("\n  rank      sent B      recv B     local B    buffer B\n");
@@ -341,6 +357,7 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
         << "  \"ranks\": " << np << ",\n"
         << "  \"src\": " << json_string(to_string(o.src)) << ",\n"
         << "  \"dst\": " << json_string(to_string(o.dst)) << ",\n"
+        << "  \"relabel\": " << (o.relabel ? "true" : "false") << ",\n"
         << "  \"region\": {\"rows\": " << region.extent.rows << ", \"cols\": " << region.extent.cols
         << ", \"src_origin\": [" << region.src_origin.i << ", " << region.src_origin.j
         << "], \"dst_origin\": [" << region.dst_origin.i << ", " << region.dst_origin.j
@@ -371,6 +388,9 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
 }
 
 using TileMatrixLayout = Layout<SpecShape, SpecDistribution>;
+/// Target tile layouts go through Relabeled (the identity unless --relabel), so the
+/// relabeled case needs no further template instantiations.
+using RelabeledLayout = Layout<SpecShape, Relabeled<SpecDistribution>>;
 using GridMatrixLayout = Layout<SpecShape, BlockCyclic>;
 
 template <class T>
@@ -383,7 +403,14 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
           make_block_cyclic_layout(o.dst, "--dst"), {}, me);
       return run<T>(o, comm, A, B);
     }
-    TiledMatrix<T, TileMatrixLayout, PackedTiles<>> B(make_layout(o.dst, np), {}, me);
+    const TileMatrixLayout base = make_layout(o.dst, np);
+    std::vector<int> perm(static_cast<std::size_t>(np));
+    std::iota(perm.begin(), perm.end(), 0);
+    // Every rank computes the same volumes and so the same permutation.
+    if (o.relabel) perm = best_relabeling(transfer_volumes(A.layout(), base, *o.region, np), np);
+    const RelabeledLayout relabeled{base.shape(),
+                                    Relabeled<SpecDistribution>(base.distribution(), perm)};
+    TiledMatrix<T, RelabeledLayout, PackedTiles<>> B(relabeled, {}, me);
     return run<T>(o, comm, A, B);
   };
   if (o.src.storage == StorageKind::scalapack) {

@@ -108,6 +108,15 @@ expect_ok 4 --src 256x256/32x32/bc:2x2:2x1/scalapack --dst 240x260/30x20/random:
 expect_ok 4 --src 128x128/8x8/band:1:1x4:2x2 --dst 128x128/1x1/bc:4x1 --type int
 expect_ok 4 --src 100x100/10x10/bc:1x1 --dst 100x100/13x7/bc:2x2/scalapack --region '0x50@0,0->0,0'
 
+# --relabel: the chosen target roles keep more bytes local than the identity, still verified.
+local_bytes() { python3 -c "import json,sys; print(sum(json.load(open(sys.argv[1]))['bytes']['local']))" "$1"; }
+relabel_args=(--src 400x400/20x20/random:1 --dst 400x400/40x40/random:2 --repeat 1)
+expect_ok 4 "${relabel_args[@]}"
+plain=$(local_bytes "$work/run.$((count - 1)).json")
+expect_ok 4 "${relabel_args[@]}" --relabel
+relabeled=$(local_bytes "$work/run.$((count - 1)).json")
+[[ $relabeled -gt $plain ]] || fail "--relabel: local bytes $relabeled not above $plain"
+
 # --dot writes rank 0's task graph.
 dot=$work/graph.dot
 run 4 --src 30x30/10x10/bc:2x2 --dst 30x30/30x30/bc:1x1 --dot "$dot"
@@ -135,6 +144,7 @@ for np in 3; do
   expect_usage $np --json --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --json
   expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst
   expect_usage $np --dst --src 10x10/2x2/bc:1x1
+  expect_usage $np --relabel --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1/scalapack --relabel
 done
 
 echo "run_cli_tests: $count runs, $failures failures"
