@@ -575,11 +575,17 @@ std::vector<Case> category_cases(const Options& o, int size) {
   return v;
 }
 
+/// Matrix extent and tile sizes of the scatter-gather and random sweeps.
+index_t sweep_extent(const Options& o) { return o.quick ? 1200 : 2400; }
+std::vector<index_t> sweep_tiles(const Options& o) {
+  return o.quick ? std::vector<index_t>{10, 100, 400}
+                 : std::vector<index_t>{10, 20, 50, 100, 200, 400};
+}
+
 std::vector<Case> scatter_gather_cases(const Options& o, int size) {
   const auto [P, Q] = square_grid(size);
-  const index_t n = o.quick ? 1200 : 2400;
-  std::vector<index_t> tiles = o.quick ? std::vector<index_t>{10, 100, 400}
-                                       : std::vector<index_t>{10, 20, 50, 100, 200, 400};
+  const index_t n = sweep_extent(o);
+  const std::vector<index_t> tiles = sweep_tiles(o);
   std::vector<Case> v;
   for (int gather = 0; gather < 2; ++gather)
     for (index_t nb : tiles) {
@@ -601,9 +607,8 @@ std::vector<Case> scatter_gather_cases(const Options& o, int size) {
 
 std::vector<Case> random_cases(const Options& o, int size) {
   const auto [P, Q] = square_grid(size);
-  const index_t n = o.quick ? 1200 : 2400;
-  std::vector<index_t> tiles = o.quick ? std::vector<index_t>{10, 100, 400}
-                                       : std::vector<index_t>{10, 20, 50, 100, 200, 400};
+  const index_t n = sweep_extent(o);
+  const std::vector<index_t> tiles = sweep_tiles(o);
   std::vector<Case> v;
   for (int rnd = 0; rnd < 2; ++rnd)
     for (index_t nb : tiles) {

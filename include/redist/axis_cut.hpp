@@ -54,6 +54,11 @@ class AxisCut {
     const auto i = static_cast<std::size_t>(k - dst_begin_);
     return {dst_first_[i], dst_first_[i + 1]};
   }
+  /// Where piece p sits among the pieces of its target tile (whole, first, inner, last).
+  Position position(index_t p) const {
+    const auto [first, last] = pieces_of_dst(piece(p).dst_tile);
+    return position_of(p - first, last - first);
+  }
   /// Piece indices [first, last) of source tile k (empty if untouched).
   std::pair<index_t, index_t> pieces_of_src(index_t k) const {
     if (k < src_begin_ || k >= src_end_) return {0, 0};

@@ -230,12 +230,7 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   };
   const auto planned = [&](index_t a, index_t b, int peer) {
     const Piece &pr = rows.piece(a), &pc = cols.piece(b);
-    const index_t k_r =
-        rows.pieces_of_dst(pr.dst_tile).second - rows.pieces_of_dst(pr.dst_tile).first;
-    const index_t k_c =
-        cols.pieces_of_dst(pc.dst_tile).second - cols.pieces_of_dst(pc.dst_tile).first;
-    const Role role = role_of(position_of(a - rows.pieces_of_dst(pr.dst_tile).first, k_r),
-                              position_of(b - cols.pieces_of_dst(pc.dst_tile).first, k_c));
+    const Role role = role_of(rows.position(a), cols.position(b));
     return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0};
   };
 
