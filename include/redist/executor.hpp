@@ -27,7 +27,15 @@
 /// on a node. The ack gates the reuse of the send buffer: Batch(k + 1) waits for the acks
 /// of batch k, and wait() returns only when every note was acknowledged, so the caller
 /// may change the source right after wait(). Messages to other nodes use MPI as before.
-/// The environment variable REDIST_SHARED_WINDOW=0 (same on every rank) turns it off.
+///
+/// Direct messages (node_shared.hpp): when the sender's source tiles lie in node-shared
+/// memory that the receiver can map too, nothing is packed at all. At connect() the
+/// sender tells the receiver where each segment of the message sits in that memory; at
+/// every start() it sends a note (its source is ready) and the receiver copies each
+/// segment straight from the sender's tile into its own, then acks. One copy per remote
+/// element, like a local one; no buffer.
+///
+/// The environment variable REDIST_SHARED_WINDOW=0 (same on every rank) turns both off.
 /// All point-to-point traffic goes through Boost.MPI; only the window itself uses the
 /// MPI-3 C API, which Boost.MPI does not wrap.
 
@@ -54,6 +62,7 @@
 
 #include <redist/copy_kernel.hpp>
 #include <redist/error.hpp>
+#include <redist/node_shared.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 
@@ -65,6 +74,13 @@
 #ifndef REDIST_PIPELINE_BYTES
 /// Messages leave in chunks of about this many bytes (see Executor).
 #define REDIST_PIPELINE_BYTES (std::int64_t{1} << 21)
+#endif
+
+#ifndef REDIST_STREAMING_BYTES
+/// A rank writes its target with streaming stores when it writes at least this many bytes
+/// per execution (see copy_kernel.hpp); the environment variable REDIST_STREAMING=0 or 1
+/// overrides.
+#define REDIST_STREAMING_BYTES (std::int64_t{16} << 20)
 #endif
 
 #ifndef REDIST_SHARED_WINDOW
@@ -83,6 +99,7 @@ class Executor {
   static constexpr bool use_window = host_memory && REDIST_SHARED_WINDOW;
   static constexpr int tag_base = 7100;
   static constexpr int ack_tag = tag_base - 1;
+  static constexpr int describe_tag = tag_base - 2;
   /// Messages leave in chunks of about this many bytes (whole segments), in order, as soon
   /// as a chunk is packed: the receiver unpacks chunk k while the sender packs chunk k + 1.
   static constexpr index_t pipeline_bytes = REDIST_PIPELINE_BYTES;
@@ -97,10 +114,10 @@ class Executor {
 
   /// What a completed request means: a chunk of a message, a note (the message waits in
   /// the sender's window), or an ack (the receiver is done with our window).
-  enum class EventKind { data, note, ack };
+  enum class EventKind { data, note, direct, ack };
   struct Event {
     EventKind kind;
-    std::size_t index;  ///< chunk (data, note) or sent message (ack)
+    std::size_t index;  ///< chunk (data, note), received message (direct), sent message (ack)
   };
 
  public:
@@ -138,8 +155,17 @@ class Executor {
       const auto [d, ldd] = tile_at(dst, ps.segment.dst_tile, ps.segment.dst_offset);
       local_copies_.push_back({s, lds, d, ldd, ps.segment.extent.rows, ps.segment.extent.cols});
     }
+    merge_adjacent(local_copies_, 0, local_copies_.size());
 
+    // Streaming stores for what this rank writes into its target, when that is more than
+    // the cache keeps (copy_kernel.hpp). Packed buffers are read back soon, from the
+    // cache: normal stores (measured: streaming them was no faster).
+    const index_t target_bytes = (plan_.stats.elements_local + plan_.stats.elements_received) *
+                                 static_cast<index_t>(sizeof(T));
+    stream_target_ = host_memory && target_bytes >= REDIST_STREAMING_BYTES;
+    if (const char* e = std::getenv("REDIST_STREAMING")) stream_target_ = std::strcmp(e, "0") != 0;
     // Chunks of each message, the chunk of each segment, the receive tasks of each chunk.
+    for (const Message& m : plan_.send.messages) send_offset_.push_back(m.buffer_offset);
     cut_chunks(plan_.send, send_chunks_, send_chunk_of_, send_chunk_begin_, nullptr);
     cut_chunks(plan_.recv, recv_chunks_, recv_chunk_of_, recv_chunk_begin_, &recv_message_of_);
     receives_of_chunk_.resize(recv_chunks_.size());
@@ -176,8 +202,8 @@ class Executor {
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
   /// Frees the shared window, if any (collective over the node, like the communicator's
-  /// own destruction).
-  ~Executor() { release_window(); }
+  /// own destruction), unless a node-shared source it read keeps it alive longer.
+  ~Executor() = default;
 
   const Plan& plan() const { return plan_; }
   const TaskGraph& graph() const { return graph_; }
@@ -191,7 +217,13 @@ class Executor {
   }
   /// Whether messages between ranks of this node go through the shared window (known
   /// after the first start()).
-  bool shared_window() const { return win_ != MPI_WIN_NULL; }
+  bool shared_window() const { return window_ != nullptr; }
+  /// Messages this rank sends and receives direct, read in place from node-shared source
+  /// memory (known after connect()).
+  std::pair<index_t, index_t> direct_messages() const {
+    return {std::count(direct_send_.begin(), direct_send_.end(), 1),
+            std::count(direct_recv_.begin(), direct_recv_.end(), 1)};
+  }
   /// Tasks run by the last execution, per kind (Init, Send, Receive, Finish, Batch).
   const std::array<std::size_t, 5>& tasks_run() const { return tasks_run_; }
 
@@ -226,6 +258,7 @@ class Executor {
     tasks_run_ = {};
     for (auto& q : ready_) q.clear();
     ready_head_ = {};
+    announce_direct_sends();
     for (auto v : boost::make_iterator_range(boost::vertices(graph_.graph)))
       if (pending_[v] == 0) push_ready(v);
     drain();
@@ -254,8 +287,7 @@ class Executor {
           break;
         case EventKind::note: {
           // The sender's window holds the message at offset note_in_[c]: read it in place.
-          std::atomic_thread_fence(std::memory_order_acquire);
-          MPI_Win_sync(win_);
+          window_->acquire();
           const Chunk& c = recv_chunks_[e.index];
           const Message& msg = plan_.recv.messages[c.message];
           const T* base = peer_base_[static_cast<std::size_t>(msg.peer)] + note_in_[e.index];
@@ -265,10 +297,16 @@ class Executor {
           arrived(e.index);
           break;
         }
+        case EventKind::direct:
+          // The sender's source is ready: its segments are read in place.
+          for (const auto& w : direct_windows_) w->acquire();
+          for (std::size_t c = recv_chunk_begin_[e.index]; c < recv_chunk_begin_[e.index + 1]; ++c)
+            arrived(c);
+          break;
         case EventKind::ack: {
           --acks_left_;
           const index_t b = plan_.send.messages[e.index].batch;
-          if (b + 1 < plan_.batches) {
+          if (!direct_send_[e.index] && b + 1 < plan_.batches) {
             const std::size_t v = graph_.batch_vertex[static_cast<std::size_t>(b + 1)];
             if (--pending_[v] == 0) push_ready(v);
           }
@@ -278,6 +316,7 @@ class Executor {
     }
     wait_sends();
     Kokkos::fence();
+    detail::streaming_fence();
     running_ = false;
   }
 
@@ -331,18 +370,19 @@ class Executor {
         break;
       case TaskKind::send:
         for (index_t s : graph_.send_lists[static_cast<std::size_t>(t.index)]) {
-          copy_block<MemorySpace>(send_copies_[static_cast<std::size_t>(s)]);
           const std::size_t c = send_chunk_of_[static_cast<std::size_t>(s)];
+          if (direct_send_[send_chunks_[c].message]) continue;  // read in place by the peer
+          copy_block<MemorySpace>(send_copies_[static_cast<std::size_t>(s)]);
           if (--send_pending_[c] == 0) post_ready_chunks(send_chunks_[c].message);
         }
         break;
       case TaskKind::receive:
         if (!t.remote) {
-          copy_block<MemorySpace>(local_copies_[static_cast<std::size_t>(t.index)]);
+          copy_block<MemorySpace>(local_copies_[static_cast<std::size_t>(t.index)], stream_target_);
           break;
         }
-        copy_block<MemorySpace>(recv_copies_[static_cast<std::size_t>(t.index)]);
-        if (win_ != MPI_WIN_NULL) {
+        copy_block<MemorySpace>(recv_copies_[static_cast<std::size_t>(t.index)], stream_target_);
+        if (window_) {
           const std::size_t m = recv_message_of_[static_cast<std::size_t>(t.index)];
           const Message& msg = plan_.recv.messages[m];
           // Last segment read from the sender's window: tell it the buffer is free.
@@ -371,7 +411,12 @@ class Executor {
     });
     for (std::size_t m : msgs) {
       const Message& msg = plan_.recv.messages[m];
-      const bool window = win_ != MPI_WIN_NULL && on_node_[static_cast<std::size_t>(msg.peer)];
+      if (direct_recv_[m]) {
+        post_request(EventKind::direct, m,
+                     comm_.irecv(msg.peer, tag(msg.batch), &note_in_[recv_chunk_begin_[m]], 1));
+        continue;
+      }
+      const bool window = window_ && on_node_[static_cast<std::size_t>(msg.peer)];
       for (std::size_t c = recv_chunk_begin_[m]; c < recv_chunk_begin_[m + 1]; ++c) {
         if (window) {
           post_request(EventKind::note, c, comm_.irecv(msg.peer, tag(msg.batch), &note_in_[c], 1));
@@ -398,7 +443,7 @@ class Executor {
     while (c < end && send_pending_[c] == 0) post_chunk(c++);
     if (c < end) return;
     const Message& msg = plan_.send.messages[m];
-    if (win_ != MPI_WIN_NULL && on_node_[static_cast<std::size_t>(msg.peer)]) {
+    if (window_ && on_node_[static_cast<std::size_t>(msg.peer)]) {
       // The whole message is out: expect the receiver's ack before reusing the buffer.
       post_request(EventKind::ack, m, comm_.irecv(msg.peer, ack_tag));
       ++acks_left_;
@@ -408,15 +453,14 @@ class Executor {
   void post_chunk(std::size_t c) {
     const Chunk& ch = send_chunks_[c];
     const Message& msg = plan_.send.messages[ch.message];
-    if (win_ != MPI_WIN_NULL && on_node_[static_cast<std::size_t>(msg.peer)]) {
+    if (window_ && on_node_[static_cast<std::size_t>(msg.peer)]) {
       // Packed in our window: publish it and send the note (the message's offset).
-      std::atomic_thread_fence(std::memory_order_release);
-      MPI_Win_sync(win_);
-      note_out_[ch.message] = static_cast<std::int64_t>(msg.buffer_offset);
+      window_->publish();
+      note_out_[ch.message] = static_cast<std::int64_t>(send_offset_[ch.message]);
       send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), &note_out_[ch.message], 1));
       return;
     }
-    const index_t first = msg.buffer_offset + ch.offset;
+    const index_t first = send_offset_[ch.message] + ch.offset;
     if constexpr (staged) {
       const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(first),
                                                   static_cast<std::size_t>(first + ch.elements));
@@ -424,9 +468,7 @@ class Executor {
     } else {
       Kokkos::fence();  // packing kernels must be done before MPI reads the buffer
     }
-    const T* buf = win_ != MPI_WIN_NULL ? window_send_
-                   : staged             ? send_host_.data()
-                                        : send_buf_.data();
+    const T* buf = window_ ? window_send_ : staged ? send_host_.data() : send_buf_.data();
     const char* base = reinterpret_cast<const char*>(buf + first);
     for_each_piece(ch.elements, [&](index_t off, int bytes) {
       send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), base + off, bytes));
@@ -468,61 +510,50 @@ class Executor {
     send_requests_.clear();
   }
 
-  static void check(int rc, const char* what) {
-    if (rc != MPI_SUCCESS) throw communication_error(std::string("redist: ") + what + " failed");
-  }
-
-  /// First start(): on host memory, puts the send buffer in a shared window of the node's
-  /// ranks (collective over the communicator, as every start() is).
+  /// connect(): on host memory, finds the direct messages, puts the send buffer of the
+  /// others in a shared window of the node's ranks, and tells every receiver on the node
+  /// how to read each message. Collective over the communicator.
   void setup_transport() {
     transport_ready_ = true;
     window_sends_of_batch_.assign(static_cast<std::size_t>(plan_.batches), 0);
+    direct_send_.assign(plan_.send.messages.size(), 0);
+    direct_recv_.assign(plan_.recv.messages.size(), 0);
     if constexpr (use_window) {
       const char* env = std::getenv("REDIST_SHARED_WINDOW");
       if (env != nullptr && std::strcmp(env, "0") == 0) return;
-      check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, comm_.rank(), MPI_INFO_NULL, &node_),
-            "MPI_Comm_split_type");
-      int node_size = 1;
-      MPI_Comm_size(node_, &node_size);
-      if (node_size < 2) {
-        MPI_Comm_free(&node_);
+      const auto source_window = find_direct_sends();
+      // The send buffer holds only the messages that are still packed, compacted per batch.
+      index_t need = 0, used = 0;
+      for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+        const Message& msg = plan_.send.messages[m];
+        if (m == 0 || msg.batch != plan_.send.messages[m - 1].batch) used = 0;
+        if (direct_send_[m]) continue;
+        send_offset_[m] = used;
+        used += msg.elements;
+        need = std::max(need, used);
+      }
+      window_ = detail::NodeWindow::create(comm_, static_cast<std::size_t>(need) * sizeof(T));
+      if (window_->node_size() < 2) {
+        window_.reset();  // alone on the node: plain MPI messages
         return;
       }
-      MPI_Info info;
-      MPI_Info_create(&info);
-      MPI_Info_set(info, "alloc_shared_noncontig", "true");
-      const MPI_Aint bytes = static_cast<MPI_Aint>(send_buf_.extent(0) * sizeof(T));
-      T* base = nullptr;
-      check(MPI_Win_allocate_shared(bytes, static_cast<int>(sizeof(T)), info, node_, &base, &win_),
-            "MPI_Win_allocate_shared");
-      MPI_Info_free(&info);
-      MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
-      // Node rank -> communicator rank, and each node rank's window.
-      MPI_Group comm_group, node_group;
-      MPI_Comm_group(comm_, &comm_group);
-      MPI_Comm_group(node_, &node_group);
-      std::vector<int> node_ranks(static_cast<std::size_t>(node_size)),
-          comm_ranks(node_ranks.size());
-      std::iota(node_ranks.begin(), node_ranks.end(), 0);
-      MPI_Group_translate_ranks(node_group, node_size, node_ranks.data(), comm_group,
-                                comm_ranks.data());
-      MPI_Group_free(&comm_group);
-      MPI_Group_free(&node_group);
+      const std::vector<int> node_rank = window_->node_ranks(comm_);
       peer_base_.assign(static_cast<std::size_t>(comm_.size()), nullptr);
       on_node_.assign(static_cast<std::size_t>(comm_.size()), false);
-      for (int r = 0; r < node_size; ++r) {
-        MPI_Aint size = 0;
-        int unit = 0;
-        T* p = nullptr;
-        MPI_Win_shared_query(win_, r, &size, &unit, &p);
-        peer_base_[static_cast<std::size_t>(comm_ranks[static_cast<std::size_t>(r)])] = p;
-        on_node_[static_cast<std::size_t>(comm_ranks[static_cast<std::size_t>(r)])] = true;
+      for (std::size_t r = 0; r < node_rank.size(); ++r) {
+        if (node_rank[r] < 0) continue;
+        peer_base_[r] = reinterpret_cast<const T*>(window_->base(node_rank[r]));
+        on_node_[r] = true;
       }
       // Pack into the window from now on; the Kokkos send buffer is no longer needed.
-      window_send_ = base;
-      window_bytes_ = static_cast<index_t>(bytes);
-      for (std::size_t s = 0; s < plan_.send.segments.size(); ++s)
-        send_copies_[s].dst = base + plan_.send.segments[s].buffer_offset;
+      window_send_ = reinterpret_cast<T*>(window_->base(window_->node_rank()));
+      window_bytes_ = need * static_cast<index_t>(sizeof(T));
+      for (std::size_t s = 0; s < plan_.send.segments.size(); ++s) {
+        const std::size_t m = send_chunks_[send_chunk_of_[s]].message;
+        send_copies_[s].dst =
+            window_send_ + send_offset_[m] +
+            (plan_.send.segments[s].buffer_offset - plan_.send.messages[m].buffer_offset);
+      }
       send_buf_ = buffer_view();
       send_host_ = typename buffer_view::HostMirror();
       bool off_node_recv = false;
@@ -532,9 +563,11 @@ class Executor {
         recv_buf_ = buffer_view();
         recv_host_ = typename buffer_view::HostMirror();
       }
-      for (const Message& msg : plan_.send.messages)
-        if (on_node_[static_cast<std::size_t>(msg.peer)])
+      for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+        const Message& msg = plan_.send.messages[m];
+        if (on_node_[static_cast<std::size_t>(msg.peer)] && !direct_send_[m])
           window_sends_of_batch_[static_cast<std::size_t>(msg.batch)] += 1;
+      }
       note_in_.assign(recv_chunks_.size(), 0);
       note_out_.assign(plan_.send.messages.size(), 0);
       recv_rel_.resize(plan_.recv.segments.size());
@@ -542,18 +575,135 @@ class Executor {
         for (index_t s = msg.first; s < msg.first + msg.count; ++s)
           recv_rel_[static_cast<std::size_t>(s)] =
               plan_.recv.segments[static_cast<std::size_t>(s)].buffer_offset - msg.buffer_offset;
+      exchange_descriptions(source_window);
     }
   }
 
-  void release_window() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
-    if (win_ != MPI_WIN_NULL) {
-      MPI_Win_unlock_all(win_);
-      MPI_Win_free(&win_);
+  /// A message can go direct when every segment's source lies in one node-shared window
+  /// that the receiver is part of. Marks direct_send_; returns each message's window.
+  std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends() {
+    std::vector<std::shared_ptr<detail::NodeWindow>> window_of(plan_.send.messages.size());
+    std::shared_ptr<detail::NodeWindow> w;  // the last window found, and its members
+    std::vector<int> members;
+    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+      const Message& msg = plan_.send.messages[m];
+      bool direct = msg.count > 0 && describable(msg.count);
+      for (index_t s = msg.first; direct && s < msg.first + msg.count; ++s) {
+        const BlockCopy<T>& c = send_copies_[static_cast<std::size_t>(s)];
+        const index_t span = c.rows > 0 && c.cols > 0 ? (c.rows - 1) + (c.cols - 1) * c.lds + 1 : 0;
+        const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(T);
+        if (!w || !w->owns(c.src, bytes)) {
+          w = detail::NodeWindow::find(c.src, bytes);
+          members = w ? w->node_ranks(comm_) : std::vector<int>{};
+        }
+        direct = w && (s == msg.first || w == window_of[m]) &&
+                 members[static_cast<std::size_t>(msg.peer)] >= 0;
+        window_of[m] = w;
+      }
+      direct_send_[m] = direct;
+      if (!direct_send_[m]) window_of[m].reset();
     }
-    if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+    return window_of;
+  }
+
+  /// Fuses copies [first, end) that continue each other down the same columns in both
+  /// source and target (the next row piece of a ScaLAPACK-stored matrix, say) into one
+  /// taller copy; the absorbed ones become empty. Longer contiguous runs copy faster.
+  /// Only for copies that may run together (local ones, or one direct message's).
+  static void merge_adjacent(std::vector<BlockCopy<T>>& copies, std::size_t first,
+                             std::size_t end) {
+    std::size_t head = first;
+    for (std::size_t k = first + 1; k < end; ++k) {
+      BlockCopy<T>& a = copies[head];
+      BlockCopy<T>& b = copies[k];
+      if (a.cols == b.cols && a.lds == b.lds && a.ldd == b.ldd && b.src == a.src + a.rows &&
+          b.dst == a.dst + a.rows) {
+        a.rows += b.rows;
+        b.rows = 0;
+      } else {
+        head = k;
+      }
+    }
+  }
+
+  /// Whether a message of `count` segments fits one description (an MPI int count).
+  static bool describable(index_t count) { return count <= (INT_MAX - 3) / 2; }
+
+  /// Each on-node message is described to its receiver once: {0} when it is packed, or
+  /// {1, window id, sender's node rank, then per segment: byte offset in the sender's
+  /// part of the window, leading dimension} when the receiver reads it in place.
+  void exchange_descriptions(const std::vector<std::shared_ptr<detail::NodeWindow>>& window_of) {
+    const auto size_of = [](const Message& msg) {
+      return describable(msg.count) ? static_cast<std::size_t>(3 + 2 * msg.count) : std::size_t{1};
+    };
+    std::vector<std::vector<std::int64_t>> in(plan_.recv.messages.size()),
+        out(plan_.send.messages.size());
+    std::vector<boost::mpi::request> requests;
+    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m) {
+      const Message& msg = plan_.recv.messages[m];
+      if (!on_node_[static_cast<std::size_t>(msg.peer)]) continue;
+      in[m].assign(size_of(msg), 0);
+      requests.push_back(
+          comm_.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
+    }
+    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+      const Message& msg = plan_.send.messages[m];
+      if (!on_node_[static_cast<std::size_t>(msg.peer)]) continue;
+      out[m].assign(size_of(msg), 0);
+      if (direct_send_[m]) {
+        const detail::NodeWindow& w = *window_of[m];
+        const char* base = w.base(w.node_rank());
+        out[m][0] = 1;
+        out[m][1] = static_cast<std::int64_t>(w.id());
+        out[m][2] = w.node_rank();
+        for (index_t i = 0; i < msg.count; ++i) {
+          const BlockCopy<T>& c = send_copies_[static_cast<std::size_t>(msg.first + i)];
+          out[m][static_cast<std::size_t>(3 + 2 * i)] = reinterpret_cast<const char*>(c.src) - base;
+          out[m][static_cast<std::size_t>(4 + 2 * i)] = c.lds;
+        }
+        add_direct_window(window_of[m]);
+      }
+      requests.push_back(
+          comm_.isend(msg.peer, describe_tag, out[m].data(), static_cast<int>(out[m].size())));
+    }
+    boost::mpi::wait_all(requests.begin(), requests.end());
+    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m) {
+      if (in[m].empty() || in[m][0] != 1) continue;
+      const Message& msg = plan_.recv.messages[m];
+      auto w = detail::NodeWindow::find(static_cast<std::uint64_t>(in[m][1]));
+      if (!w)
+        throw communication_error(detail::describe(
+            "node-shared source memory of a peer is not mapped here", "peer", msg.peer));
+      const char* base = w->base(static_cast<int>(in[m][2]));
+      for (index_t i = 0; i < msg.count; ++i) {
+        BlockCopy<T>& c = recv_copies_[static_cast<std::size_t>(msg.first + i)];
+        c.src = reinterpret_cast<const T*>(base + in[m][static_cast<std::size_t>(3 + 2 * i)]);
+        c.lds = in[m][static_cast<std::size_t>(4 + 2 * i)];
+      }
+      merge_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
+                     static_cast<std::size_t>(msg.first + msg.count));
+      direct_recv_[m] = 1;
+      add_direct_window(std::move(w));
+    }
+  }
+
+  void add_direct_window(std::shared_ptr<detail::NodeWindow> w) {
+    if (std::find(direct_windows_.begin(), direct_windows_.end(), w) == direct_windows_.end())
+      direct_windows_.push_back(std::move(w));
+  }
+
+  /// start(): our source is ready; every direct receiver may read it now, and acks when
+  /// done (wait() returns only then, so the caller may change the source after it).
+  void announce_direct_sends() {
+    if (direct_windows_.empty()) return;
+    for (const auto& w : direct_windows_) w->publish();
+    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+      if (!direct_send_[m]) continue;
+      const Message& msg = plan_.send.messages[m];
+      post_request(EventKind::ack, m, comm_.irecv(msg.peer, ack_tag));
+      ++acks_left_;
+      send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), &note_out_[m], 1));
+    }
   }
 
   /// Chunk c is in (in the receive buffer, or readable in the sender's window).
@@ -596,17 +746,21 @@ class Executor {
   std::vector<std::uint8_t> prio_;                ///< ready queue of each task
   std::vector<std::uint32_t> succ_begin_, succ_;  ///< successors of each task (CSR)
 
-  // Shared-memory transport (set up by the first start()).
+  bool stream_target_ = false;  ///< streaming stores into the target (copy_kernel.hpp)
+
+  // Shared-memory transport (set up by connect()).
   bool transport_ready_ = false;
-  MPI_Comm node_ = MPI_COMM_NULL;
-  MPI_Win win_ = MPI_WIN_NULL;
+  std::shared_ptr<detail::NodeWindow> window_;  ///< the send buffer, shared on the node
   T* window_send_ = nullptr;
   index_t window_bytes_ = 0;
   std::vector<const T*> peer_base_;  ///< by communicator rank; null off the node
   std::vector<bool> on_node_;
   std::vector<int> window_sends_of_batch_;
-  std::vector<index_t> recv_rel_;  ///< offset of a received segment inside its message
+  std::vector<index_t> send_offset_;  ///< buffer offset of each sent message
+  std::vector<index_t> recv_rel_;     ///< offset of a received segment inside its message
   std::vector<std::int64_t> note_in_, note_out_;
+  std::vector<char> direct_send_, direct_recv_;                      ///< per message: read in place
+  std::vector<std::shared_ptr<detail::NodeWindow>> direct_windows_;  ///< node-shared sources
 
   // State of the execution in progress.
   bool running_ = false;

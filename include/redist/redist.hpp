@@ -14,6 +14,7 @@
 #include <redist/executor.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
+#include <redist/node_shared.hpp>
 #include <redist/placement.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>

@@ -4,6 +4,7 @@
 /// Kokkos memory space, either allocated here or wrapping the caller's storage.
 
 #include <complex>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -49,14 +50,17 @@ class TiledMatrix {
           static_cast<std::size_t>(map_.allocation_sizes()[a]));
   }
 
-  /// Wraps the caller's allocations (e.g. an existing ScaLAPACK local array).
+  /// Wraps the caller's allocations (e.g. an existing ScaLAPACK local array); `owner`,
+  /// if given, is kept alive as long as the matrix (e.g. a NodeSharedArray's memory).
   /// @throws storage_error if their number or sizes do not match the placement.
-  TiledMatrix(L layout, P placement, int rank, std::vector<allocation_view> storage)
+  TiledMatrix(L layout, P placement, int rank, std::vector<allocation_view> storage,
+              std::shared_ptr<const void> owner = {})
       : layout_(std::move(layout)),
         placement_(std::move(placement)),
         rank_(rank),
         map_(placement_.map(layout_, rank)),
-        allocations_(std::move(storage)) {
+        allocations_(std::move(storage)),
+        owner_(std::move(owner)) {
     const auto& want = map_.allocation_sizes();
     if (allocations_.size() != want.size())
       throw storage_error(detail::describe("wrong number of allocations for the placement",
@@ -120,6 +124,7 @@ class TiledMatrix {
   int rank_;
   StorageMap map_;
   std::vector<allocation_view> allocations_;
+  std::shared_ptr<const void> owner_;
 };
 
 }  // namespace redist

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <utility>
 
 #include <boost/mpi/collectives.hpp>
@@ -94,6 +96,7 @@ struct RunOptions {
   PlanOptions plan{};
   int repeats = 1;     ///< executions of the same plan (target reset to the sentinel before each)
   bool async = false;  ///< start()/wait() instead of redistribute()
+  bool node_shared_source = false;  ///< source in node-shared memory (direct messages)
 };
 
 /// Everything a test asserts, identical on every rank (sums over ranks).
@@ -107,6 +110,7 @@ struct RunReport {
   index_t elements_sent = 0, elements_received = 0, elements_local = 0;
   index_t messages = 0;
   index_t batches = 0;
+  index_t direct_sends = 0, direct_receives = 0;  ///< messages read in place (node-shared)
 };
 
 inline index_t sum(const boost::mpi::communicator& comm, index_t v) {
@@ -125,6 +129,8 @@ void add_plan_stats(const boost::mpi::communicator& comm, const R& redistributor
   rep.elements_local = sum(comm, s.elements_local);
   rep.messages = sum(comm, s.messages_sent);
   rep.batches = redistributor.plan().batches;
+  rep.direct_sends = sum(comm, redistributor.direct_messages().first);
+  rep.direct_receives = sum(comm, redistributor.direct_messages().second);
 }
 
 /// Builds this rank's source (src_layout, src_placement) and target matrices of element type
@@ -133,7 +139,10 @@ template <class T, class SL, class SP, class DL, class DP>
 RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layout,
                                SP src_placement, DL dst_layout, DP dst_placement, Region region,
                                RunOptions options = {}) {
-  TiledMatrix<T, SL, SP> a(std::move(src_layout), std::move(src_placement), comm.rank());
+  auto a =
+      options.node_shared_source
+          ? node_shared_matrix<T>(std::move(src_layout), std::move(src_placement), comm)
+          : TiledMatrix<T, SL, SP>(std::move(src_layout), std::move(src_placement), comm.rank());
   TiledMatrix<T, DL, DP> b(std::move(dst_layout), std::move(dst_placement), comm.rank());
   fill_source(a);
   Redistributor<decltype(a), decltype(b)> r(a, b, comm, region, options.plan);
@@ -157,6 +166,29 @@ RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layo
   rep.ok = rep.bad_target == 0 && rep.bad_source == 0;
   return rep;
 }
+
+/// Sets an environment variable for the lifetime of the object (every rank alike).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    had_ = std::getenv(name) != nullptr;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      ::setenv(name_, old_.c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
 
 /// A near-square P x Q grid with P * Q == n and P <= Q.
 inline std::pair<int, int> near_square_grid(int n) {

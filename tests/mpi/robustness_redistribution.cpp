@@ -25,9 +25,12 @@
 
 #include <doctest/doctest.h>
 
+#include "mpi_test_support.hpp"
+
 namespace {
 
 using namespace redist;
+using redist::test::ScopedEnv;
 
 constexpr double sentinel = -7.5;
 
@@ -123,29 +126,6 @@ void move_and_check(SrcM& A, DstM& B, const Region& r, PlanOptions options = {},
   CHECK(all_ranks(world, o.wrong_target == 0 && o.touched_outside == 0 && o.source_intact));
   CHECK(sum(world, o.delivered) == r.extent.size());
 }
-
-/// Sets an environment variable for the lifetime of the object (every rank alike).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    had_ = std::getenv(name) != nullptr;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 template <class T, class L, class P = PackedTiles<>>
 TiledMatrix<T, L, P> matrix(const L& layout, P placement = {}) {

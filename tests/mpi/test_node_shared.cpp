@@ -1,0 +1,172 @@
+// Node-shared source memory (node_shared.hpp): between ranks of a node every message is
+// read in place from the sender's tiles ("direct"), one copy per element. Each case checks
+// every target element on every rank, that the direct path was really taken (all ranks of
+// a test run on one node), and that the source may change right after wait().
+#include <vector>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/redist.hpp>
+
+#include <doctest/doctest.h>
+
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using namespace redist;
+using namespace redist::test;
+
+RunOptions shared_source(RunOptions o = {}) {
+  o.node_shared_source = true;
+  return o;
+}
+
+/// Every message of the plan went direct (the test's ranks share one node).
+void check_all_direct(const RunReport& rep) {
+  CHECK(rep.direct_sends == rep.messages);
+  CHECK(rep.direct_receives == rep.messages);
+}
+
+}  // namespace
+
+TEST_CASE("mpi: node-shared source, every message read in place") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const auto [P, Q] = near_square_grid(np);
+  SUBCASE("block-cyclic, tile storage -> ScaLAPACK storage, sub-region") {
+    const Layout src{uniform(97, 83, 9, 7), BlockCyclic(P, Q)};
+    const Layout dst{uniform(90, 101, 8, 11), BlockCyclic(Q, P, 1, 1, GridCoord{0, P - 1})};
+    const Region region{{61, 57}, {13, 5}, {20, 31}};
+    const RunReport rep = check_redistribution<double>(
+        comm, src, TilePerAllocation<>{}, dst, ScalapackColumnMajor<>{}, region, shared_source());
+    CHECK(rep.ok);
+    CHECK(rep.checked == 90 * 101);
+    check_all_direct(rep);
+    if (np > 1) CHECK(rep.messages > 0);
+  }
+  SUBCASE("ScaLAPACK storage with padding -> packed tiles, irregular target") {
+    const Layout src{uniform(64, 48, 5, 6), BlockCyclic(1, np)};
+    const Layout dst{Tiling{IrregularAxis({0, 1, 9, 20, 33, 50, 64}), IrregularAxis({0, 17, 48})},
+                     RandomDistribution(np, 5)};
+    const RunReport rep =
+        check_redistribution<float>(comm, src, ScalapackColumnMajor<>{70}, dst, PackedTiles<>{},
+                                    Region::whole({64, 48}), shared_source());
+    CHECK(rep.ok);
+    check_all_direct(rep);
+  }
+  SUBCASE("random owners, complex elements, several batches, async, repeated") {
+    RunOptions o = shared_source();
+    o.plan.batch = 1;
+    o.async = true;
+    o.repeats = 3;
+    const Layout src{uniform(40, 55, 4, 5), RandomDistribution(np, 17)};
+    const Layout dst{uniform(40, 55, 7, 3), RandomDistribution(np, 23)};
+    const RunReport rep = check_redistribution<std::complex<double>>(
+        comm, src, TilePerAllocation<>{}, dst, TilePerAllocation<>{},
+        Region{{33, 41}, {7, 14}, {0, 2}}, o);
+    CHECK(rep.ok);
+    CHECK(rep.batches > 1);
+    check_all_direct(rep);
+  }
+  SUBCASE("gather to one rank and scatter back") {
+    const Layout spread{uniform(30, 30, 4, 4), BlockCyclic(P, Q)};
+    const Layout one{uniform(30, 30, 30, 30), BlockCyclic(1, 1)};
+    const RunReport gather = check_redistribution<double>(comm, spread, TilePerAllocation<>{}, one,
+                                                          TilePerAllocation<>{},
+                                                          Region::whole({30, 30}), shared_source());
+    CHECK(gather.ok);
+    check_all_direct(gather);
+    const RunReport scatter =
+        check_redistribution<double>(comm, one, ScalapackColumnMajor<>{}, spread, PackedTiles<>{},
+                                     Region::whole({30, 30}), shared_source());
+    CHECK(scatter.ok);
+    check_all_direct(scatter);
+  }
+}
+
+TEST_CASE("mpi: node-shared source may change right after wait()") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(50, 60, 6, 7), BlockCyclic(1, np)};
+  const Layout dst{uniform(50, 60, 9, 5), BlockCyclic(np, 1)};
+  auto a = node_shared_matrix<double>(src, TilePerAllocation<>{}, comm);
+  TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
+  Redistributor r(a, b, comm);
+  index_t bad = 0;
+  for (int round = 0; round < 5; ++round) {
+    // Each round writes new values right after the previous wait(): a reader still at work
+    // on the old ones would see a mix.
+    a.for_each_element([&](ElementIndex e, double& v) { v = value_at<double>(e) + 1e6 * round; });
+    fill_sentinel(b);
+    r.start();
+    r.wait();
+    b.for_each_element(
+        [&](ElementIndex e, double& v) { bad += v != value_at<double>(e) + 1e6 * round; });
+  }
+  CHECK(sum(comm, bad) == 0);
+  CHECK(sum(comm, r.direct_messages().first) == sum(comm, r.plan().stats.messages_sent));
+}
+
+TEST_CASE("mpi: NodeSharedArray under a ScaLAPACK array, through scalapack::gemr2d") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const scalapack::Grid ga{1, np, false}, gb{np, 1, true};
+  const scalapack::Descriptor da{1, 0, 45, 38, 6, 5, 0, 0, 45};
+  const scalapack::Descriptor db{1, 0, 45, 38, 4, 7, 0, 0, 45};
+  const auto need = [&](const scalapack::Descriptor& d, const scalapack::Grid& g) {
+    return ScalapackColumnMajor<>{d.lld}
+        .map(scalapack::make_layout(d, g), comm.rank())
+        .allocation_sizes()
+        .at(0);
+  };
+  NodeSharedArray<double> a(comm, need(da, ga));
+  std::vector<double> b(static_cast<std::size_t>(need(db, gb)), -1.0);
+  auto A = scalapack::wrap(a.data(), da, ga, comm.rank());
+  fill_source(A);
+  // B(3:3+30, 2:2+35) = A(5:5+30, 1:1+35), 1-based.
+  scalapack::gemr2d<double>(30, 35, a.data(), 5, 1, da, ga, b.data(), 3, 2, db, gb, comm);
+  auto B = scalapack::wrap(b.data(), db, gb, comm.rank());
+  index_t checked = 0;
+  const index_t bad = target_errors(B, Region{{30, 35}, {4, 0}, {2, 1}}, checked);
+  CHECK(sum(comm, bad) == 0);
+  CHECK(sum(comm, checked) == 45 * 38);
+}
+
+TEST_CASE("mpi: NodeSharedArray rejects a negative size on every rank") {
+  const boost::mpi::communicator comm;
+  const index_t n = comm.rank() == comm.size() - 1 ? -3 : 10;
+  std::string what;
+  try {
+    NodeSharedArray<double> a(comm, n);
+  } catch (const invalid_argument& e) {
+    what = e.what();
+  }
+  CHECK(what.find("elements = -3") != std::string::npos);
+}
+
+TEST_CASE("mpi: node-shared source under every transport and store mode") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const auto [P, Q] = near_square_grid(np);
+  const Layout src{uniform(71, 66, 8, 9), BlockCyclic(P, Q)};
+  const Layout dst{uniform(71, 66, 10, 4), BlockCyclic(Q, P)};
+  // REDIST_SHARED_WINDOW=0: plain MPI messages, nothing read in place. REDIST_STREAMING:
+  // streaming stores into the target forced on or off (normally chosen by volume).
+  for (const char* window : {"0", "1"})
+    for (const char* streaming : {"0", "1"}) {
+      const ScopedEnv w("REDIST_SHARED_WINDOW", window);
+      const ScopedEnv s("REDIST_STREAMING", streaming);
+      CAPTURE(window);
+      CAPTURE(streaming);
+      const RunReport rep = check_redistribution<double>(
+          comm, src, ScalapackColumnMajor<>{}, dst, ScalapackColumnMajor<>{75},
+          Region{{60, 50}, {5, 9}, {11, 2}}, shared_source(RunOptions{{}, 2, true}));
+      CHECK(rep.ok);
+      if (window[0] == '1')
+        check_all_direct(rep);
+      else
+        CHECK(rep.direct_sends == 0);
+    }
+}
