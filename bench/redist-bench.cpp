@@ -66,7 +66,8 @@ struct Options {
   int repeat = 10;
   bool quick = false;
   bool scalapack = true;
-  std::string only;  ///< run only the cases whose name starts with this
+  bool shared = true;  ///< also run with the source in node-shared memory
+  std::string only;    ///< run only the cases whose name starts with this
 };
 
 double now() { return MPI_Wtime(); }
@@ -349,6 +350,38 @@ std::pair<double*, int> scalapack_storage(const Matrix& m) {
   return {base ? base : &dummy, static_cast<int>(ref.ld)};
 }
 
+/// Times ScaLAPACK's pdgemr2d on the local arrays of a and b (ScaLAPACK storage), with
+/// the same fill, verification and repetitions as run_redist.
+template <class Src, class Dst>
+Variant run_pdgemr2d(const mpi::communicator& comm, const Options& o, const Case& c,
+                     const std::string& name, const Src& a, Dst& b) {
+  Variant v;
+  v.name = name;
+#if REDIST_HAVE_SCALAPACK
+  v.ran = true;
+  const int ctx_s = blacs_context(c.ps, c.qs), ctx_t = blacs_context(c.pt, c.qt);
+  const int ctx_all = blacs_context(1, comm.size());
+  const auto [pa, lda] = scalapack_storage(a);
+  const auto [pb, ldb] = scalapack_storage(b);
+  const int M = static_cast<int>(c.M), N = static_cast<int>(c.N), one = 1;
+  const int desca[9] = {1, ctx_s, M,  N, static_cast<int>(c.mbs), static_cast<int>(c.nbs),
+                        0, 0,     lda};
+  const int descb[9] = {1, ctx_t, M,  N, static_cast<int>(c.mbt), static_cast<int>(c.nbt),
+                        0, 0,     ldb};
+  const auto call = [&] {
+    pdgemr2d_(&M, &N, pa, &one, &one, desca, pb, &one, &one, descb, &ctx_all);
+  };
+  fill_sentinel(b);
+  call();
+  v.mismatches = count_mismatches(comm, c, b);
+  v.timing = time_it(comm, o.repeat, call);
+  v.mismatches += count_mismatches(comm, c, b);
+#else
+  (void)comm, (void)o, (void)c, (void)a, (void)b;
+#endif
+  return v;
+}
+
 /// Runs one case: ScaLAPACK storage (redist and pdgemr2d on the same arrays), then tile
 /// storage; fills, verifies and times each. Anchors and the Eq. (4) bound come last.
 Result run_case(const mpi::communicator& comm, const Options& o, const Case& c) {
@@ -357,37 +390,22 @@ Result run_case(const mpi::communicator& comm, const Options& o, const Case& c) 
   const Shape ss = shape_of(c.M, c.N, c.mbs, c.nbs), st = shape_of(c.M, c.N, c.mbt, c.nbt);
   if (c.kind == Kind::block_cyclic) {
     const BcLayout ls{ss, redist::BlockCyclic(c.ps, c.qs)}, lt{st, redist::BlockCyclic(c.pt, c.qt)};
+    using Storage = redist::ScalapackColumnMajor<>;
     {
-      using Storage = redist::ScalapackColumnMajor<>;
       redist::TiledMatrix<double, BcLayout, Storage> a(ls, {}, comm.rank());
       redist::TiledMatrix<double, BcLayout, Storage> b(lt, {}, comm.rank());
       fill_source(c, a);
       res.variants.push_back(run_redist(comm, o, c, "redist_scalapack", a, b, nullptr));
-#if REDIST_HAVE_SCALAPACK
-      if (o.scalapack) {
-        Variant v;
-        v.name = "pdgemr2d";
-        v.ran = true;
-        const int ctx_s = blacs_context(c.ps, c.qs), ctx_t = blacs_context(c.pt, c.qt);
-        const int ctx_all = blacs_context(1, comm.size());
-        const auto [pa, lda] = scalapack_storage(a);
-        const auto [pb, ldb] = scalapack_storage(b);
-        const int M = static_cast<int>(c.M), N = static_cast<int>(c.N), one = 1;
-        const int desca[9] = {1, ctx_s, M,  N, static_cast<int>(c.mbs), static_cast<int>(c.nbs),
-                              0, 0,     lda};
-        const int descb[9] = {1, ctx_t, M,  N, static_cast<int>(c.mbt), static_cast<int>(c.nbt),
-                              0, 0,     ldb};
-        const auto call = [&] {
-          pdgemr2d_(&M, &N, pa, &one, &one, desca, pb, &one, &one, descb, &ctx_all);
-        };
-        fill_sentinel(b);
-        call();
-        v.mismatches = count_mismatches(comm, c, b);
-        v.timing = time_it(comm, o.repeat, call);
-        v.mismatches += count_mismatches(comm, c, b);
-        res.variants.push_back(v);
-      }
-#endif
+      if (o.scalapack) res.variants.push_back(run_pdgemr2d(comm, o, c, "pdgemr2d", a, b));
+    }
+    if (o.shared) {
+      // The same ScaLAPACK arrays, the source allocated node-shared (NodeSharedArray):
+      // redist reads remote segments in place; pdgemr2d runs on these arrays too.
+      auto a = redist::node_shared_matrix<double>(ls, Storage{}, comm);
+      redist::TiledMatrix<double, BcLayout, Storage> b(lt, {}, comm.rank());
+      fill_source(c, a);
+      res.variants.push_back(run_redist(comm, o, c, "redist_shared", a, b, nullptr));
+      if (o.scalapack) res.variants.push_back(run_pdgemr2d(comm, o, c, "pdgemr2d_shared", a, b));
     }
     {
       using Storage = redist::TilePerAllocation<>;
@@ -433,9 +451,10 @@ double bandwidth(const Result& r, const Variant* v) {  // Eq. (3), GB/s, at the 
 
 void print_header(const std::string& suite) {
   std::printf("\n== suite %s ==\n", suite.c_str());
-  std::printf("%-26s %17s %17s %17s %7s %7s %7s %7s %8s %6s %6s %s\n", "case", "tile med/best s",
-              "scal med/best s", "pdgemr2d med/best", "spd-t", "spd-s", "GB/s-t", "GB/s-s", "Eq4 s",
-              "eff-t%", "eff-s%", "check");
+  std::printf("%-26s %17s %17s %17s %17s %6s %6s %6s %7s %7s %7s %8s %6s %6s %6s %s\n", "case",
+              "tile med/best s", "scal med/best s", "shm med/best s", "pdgemr2d med/best", "spd-t",
+              "spd-s", "spd-m", "GB/s-t", "GB/s-s", "GB/s-m", "Eq4 s", "eff-t%", "eff-s%", "eff-m%",
+              "check");
 }
 
 std::string med_best(const Variant* v) {
@@ -448,16 +467,21 @@ std::string med_best(const Variant* v) {
 void print_row(const Result& r) {
   const Variant* t = r.find("redist_tile");
   const Variant* s = r.find("redist_scalapack");
+  const Variant* m = r.find("redist_shared");
   const Variant* p = r.find("pdgemr2d");
+  const Variant* pm = r.find("pdgemr2d_shared");
   long bad = 0;
   for (const auto& v : r.variants) bad += v.mismatches;
-  const auto spd = [&](const Variant* v) {
-    return v && p ? p->timing.median() / v->timing.median() : NAN;
+  // Each redist variant against pdgemr2d on the same kind of memory.
+  const auto spd = [&](const Variant* v, const Variant* q) {
+    return v && q ? q->timing.median() / v->timing.median() : NAN;
   };
-  std::printf("%-26s %17s %17s %17s %7.2f %7.2f %7.2f %7.2f %8.4f %6.0f %6.0f %s\n",
-              r.c.name.c_str(), med_best(t).c_str(), med_best(s).c_str(), med_best(p).c_str(),
-              spd(t), spd(s), bandwidth(r, t), bandwidth(r, s), r.eq4, efficiency(r, t),
-              efficiency(r, s), bad ? "MISMATCH" : "ok");
+  std::printf(
+      "%-26s %17s %17s %17s %17s %6.2f %6.2f %6.2f %7.2f %7.2f %7.2f %8.4f %6.0f %6.0f %6.0f %s\n",
+      r.c.name.c_str(), med_best(t).c_str(), med_best(s).c_str(), med_best(m).c_str(),
+      med_best(p).c_str(), spd(t, p), spd(s, p), spd(m, pm), bandwidth(r, t), bandwidth(r, s),
+      bandwidth(r, m), r.eq4, efficiency(r, t), efficiency(r, s), efficiency(r, m),
+      bad ? "MISMATCH" : "ok");
   if (r.c.suite == "standard") {
     const Stats& m = r.stats;
     std::printf(
@@ -692,7 +716,8 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, std::ostream*
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--suite standard|categories|scatter-gather|random|plan-scaling|all]\n"
-               "          [--json FILE] [--repeat N] [--quick] [--no-scalapack] [--case PREFIX]\n",
+               "          [--json FILE] [--repeat N] [--quick] [--no-scalapack] [--no-shared]\n"
+               "          [--case PREFIX]\n",
                argv0);
   return 2;
 }
@@ -716,6 +741,8 @@ int main(int argc, char** argv) {
       o.quick = true;
     else if (a == "--no-scalapack")
       o.scalapack = false;
+    else if (a == "--no-shared")
+      o.shared = false;
     else if (a == "--case" && k + 1 < argc)
       o.only = argv[++k];
     else
