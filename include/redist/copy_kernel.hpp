@@ -19,7 +19,8 @@
 
 namespace redist {
 
-/// A block copy: dst[i + j * ldd] = src[i + j * lds] for i < rows, j < cols.
+/// A block copy: dst[i + j * ldd] = src[i + j * lds] for i < rows, j < cols; with
+/// streaming stores on host memory if `streaming` (see detail::copy_streaming).
 template <class T>
 struct BlockCopy {
   const T* src = nullptr;
@@ -28,6 +29,7 @@ struct BlockCopy {
   index_t ldd = 0;
   index_t rows = 0;
   index_t cols = 0;
+  bool streaming = false;
 };
 
 namespace detail {
@@ -78,11 +80,11 @@ inline void streaming_fence() {
 }  // namespace detail
 
 /// Runs one BlockCopy in MemorySpace as a Kokkos kernel. Host memory: one memcpy per
-/// column (one for a contiguous block), parallel over columns, with streaming stores if
-/// `streaming` (see detail::copy_streaming); on the Serial backend the launch costs
-/// nothing measurable (redist-bench, standard suite). Device memory: a 2-D range kernel.
+/// column (one for a contiguous block), parallel over columns, streaming or not; on the
+/// Serial backend the launch costs nothing measurable (redist-bench, standard suite).
+/// Device memory: a 2-D range kernel.
 template <class MemorySpace, class T>
-void copy_block(const BlockCopy<T>& c, bool streaming = false) {
+void copy_block(const BlockCopy<T>& c) {
   using exec = typename MemorySpace::execution_space;
   if (c.rows == 0 || c.cols == 0) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
@@ -91,7 +93,7 @@ void copy_block(const BlockCopy<T>& c, bool streaming = false) {
     const index_t cols = contiguous ? 1 : c.cols;
     const std::size_t bytes =
         static_cast<std::size_t>(contiguous ? c.rows * c.cols : c.rows) * sizeof(T);
-    if (streaming)
+    if (c.streaming)
       Kokkos::parallel_for(
           "redist::copy_block", Kokkos::RangePolicy<exec>(0, cols),
           [=](index_t j) { detail::copy_streaming(c.dst + j * c.ldd, c.src + j * c.lds, bytes); });

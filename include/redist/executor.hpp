@@ -142,12 +142,12 @@ class Executor {
     };
     for (const auto& ps : plan_.send.segments) {
       const auto [p, ld] = tile_at(src, ps.segment.src_tile, ps.segment.src_offset);
-      send_copies_.push_back({p, ld, send_buf_.data() + ps.buffer_offset, ps.segment.extent.rows,
+      send_copies_.push_back({p, ld, send_buf_.data() + ps.buffer_offset, ps.buffer_ld,
                               ps.segment.extent.rows, ps.segment.extent.cols});
     }
     for (const auto& ps : plan_.recv.segments) {
       const auto [p, ld] = tile_at(dst, ps.segment.dst_tile, ps.segment.dst_offset);
-      recv_copies_.push_back({recv_buf_.data() + ps.buffer_offset, ps.segment.extent.rows, p, ld,
+      recv_copies_.push_back({recv_buf_.data() + ps.buffer_offset, ps.buffer_ld, p, ld,
                               ps.segment.extent.rows, ps.segment.extent.cols});
     }
     for (const auto& ps : plan_.local) {
@@ -157,17 +157,32 @@ class Executor {
     }
     merge_adjacent(local_copies_, 0, local_copies_.size());
 
-    // Streaming stores for what this rank writes into its target, when that is more than
-    // the cache keeps (copy_kernel.hpp). Packed buffers are read back soon, from the
-    // cache: normal stores (measured: streaming them was no faster).
-    const index_t target_bytes = (plan_.stats.elements_local + plan_.stats.elements_received) *
-                                 static_cast<index_t>(sizeof(T));
-    stream_target_ = host_memory && target_bytes >= REDIST_STREAMING_BYTES;
-    if (const char* e = std::getenv("REDIST_STREAMING")) stream_target_ = std::strcmp(e, "0") != 0;
     // Chunks of each message, the chunk of each segment, the receive tasks of each chunk.
     for (const Message& m : plan_.send.messages) send_offset_.push_back(m.buffer_offset);
     cut_chunks(plan_.send, send_chunks_, send_chunk_of_, send_chunk_begin_, nullptr);
     cut_chunks(plan_.recv, recv_chunks_, recv_chunk_of_, recv_chunk_begin_, &recv_message_of_);
+    for (const Direction* d : {&plan_.send, &plan_.recv}) {
+      auto& rel = d == &plan_.send ? send_rel_ : recv_rel_;
+      for (const Message& msg : d->messages)
+        for (index_t s = msg.first; s < msg.first + msg.count; ++s)
+          rel.push_back(d->segments[static_cast<std::size_t>(s)].buffer_offset - msg.buffer_offset);
+    }
+    // Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
+    // into its target, and into its send buffer, which the peer reads back only after
+    // much more has been packed, so from memory anyway. Packing streams long runs only:
+    // short ones, scattered through the buffer, measured slower streamed (redist-bench,
+    // standard case c), decided once packs are fused (connect()). REDIST_STREAMING=0 or 1
+    // overrides.
+    const index_t bytes = static_cast<index_t>(sizeof(T));
+    bool stream_target = (plan_.stats.elements_local + plan_.stats.elements_received) * bytes >=
+                         REDIST_STREAMING_BYTES;
+    stream_pack_ = plan_.stats.elements_sent * bytes >= REDIST_STREAMING_BYTES;
+    if (const char* e = std::getenv("REDIST_STREAMING"))
+      stream_target = stream_pack_ = std::strcmp(e, "0") != 0;
+    stream_target = stream_target && host_memory;
+    stream_pack_ = stream_pack_ && host_memory;
+    for (auto& c : local_copies_) c.streaming = stream_target;
+    for (auto& c : recv_copies_) c.streaming = stream_target;
     receives_of_chunk_.resize(recv_chunks_.size());
     const auto& g = graph_.graph;
     in_degree_.assign(boost::num_vertices(g), 0);
@@ -378,10 +393,10 @@ class Executor {
         break;
       case TaskKind::receive:
         if (!t.remote) {
-          copy_block<MemorySpace>(local_copies_[static_cast<std::size_t>(t.index)], stream_target_);
+          copy_block<MemorySpace>(local_copies_[static_cast<std::size_t>(t.index)]);
           break;
         }
-        copy_block<MemorySpace>(recv_copies_[static_cast<std::size_t>(t.index)], stream_target_);
+        copy_block<MemorySpace>(recv_copies_[static_cast<std::size_t>(t.index)]);
         if (window_) {
           const std::size_t m = recv_message_of_[static_cast<std::size_t>(t.index)];
           const Message& msg = plan_.recv.messages[m];
@@ -451,6 +466,7 @@ class Executor {
   }
 
   void post_chunk(std::size_t c) {
+    if (stream_pack_) detail::streaming_fence();  // the packed chunk, visible to its reader
     const Chunk& ch = send_chunks_[c];
     const Message& msg = plan_.send.messages[ch.message];
     if (window_ && on_node_[static_cast<std::size_t>(msg.peer)]) {
@@ -487,7 +503,12 @@ class Executor {
       begin.push_back(chunks.size());
       index_t offset = 0;
       for (index_t s = msg.first; s < msg.first + msg.count; ++s) {
-        if (chunks.size() == begin.back() || chunks.back().elements >= limit)
+        // A chunk ends only between column groups (plan.hpp): a group's segments are
+        // interleaved column by column in the buffer.
+        const bool group_starts =
+            s == msg.first || d.segments[static_cast<std::size_t>(s)].col_piece !=
+                                  d.segments[static_cast<std::size_t>(s - 1)].col_piece;
+        if (chunks.size() == begin.back() || (chunks.back().elements >= limit && group_starts))
           chunks.push_back(Chunk{m, s, s, offset, 0});
         const index_t n = d.segments[static_cast<std::size_t>(s)].segment.extent.size();
         chunks.back().end = s + 1;
@@ -518,6 +539,7 @@ class Executor {
     window_sends_of_batch_.assign(static_cast<std::size_t>(plan_.batches), 0);
     direct_send_.assign(plan_.send.messages.size(), 0);
     direct_recv_.assign(plan_.recv.messages.size(), 0);
+    choose_buffer_layouts();
     if constexpr (use_window) {
       const char* env = std::getenv("REDIST_SHARED_WINDOW");
       if (env != nullptr && std::strcmp(env, "0") == 0) return;
@@ -550,9 +572,7 @@ class Executor {
       window_bytes_ = need * static_cast<index_t>(sizeof(T));
       for (std::size_t s = 0; s < plan_.send.segments.size(); ++s) {
         const std::size_t m = send_chunks_[send_chunk_of_[s]].message;
-        send_copies_[s].dst =
-            window_send_ + send_offset_[m] +
-            (plan_.send.segments[s].buffer_offset - plan_.send.messages[m].buffer_offset);
+        send_copies_[s].dst = window_send_ + send_offset_[m] + send_rel_[s];
       }
       send_buf_ = buffer_view();
       send_host_ = typename buffer_view::HostMirror();
@@ -570,13 +590,76 @@ class Executor {
       }
       note_in_.assign(recv_chunks_.size(), 0);
       note_out_.assign(plan_.send.messages.size(), 0);
-      recv_rel_.resize(plan_.recv.segments.size());
-      for (const Message& msg : plan_.recv.messages)
-        for (index_t s = msg.first; s < msg.first + msg.count; ++s)
-          recv_rel_[static_cast<std::size_t>(s)] =
-              plan_.recv.segments[static_cast<std::size_t>(s)].buffer_offset - msg.buffer_offset;
       exchange_descriptions(source_window);
     }
+  }
+
+  /// The plan stacks the segments of a message's column piece into one block (plan.hpp).
+  /// That pays off when a side can then copy several of them at once; where neither can,
+  /// segments one after the other, each contiguous, are faster to gather into and scatter
+  /// from (measured: redist-bench standard case c). Each side counts the neighbours it
+  /// could fuse in every message and tells the peer, and both pick the same layout; then
+  /// packs and unpacks that continue each other within a chunk are fused.
+  void choose_buffer_layouts() {
+    constexpr int sender_tag = tag_base - 3, receiver_tag = tag_base - 4;
+    const auto fusible = [&](const Direction& d, const std::vector<BlockCopy<T>>& copies,
+                             const Message& msg, bool source_side) {
+      index_t n = 0;
+      for (index_t s = msg.first + 1; s < msg.first + msg.count; ++s) {
+        const auto k = static_cast<std::size_t>(s);
+        const BlockCopy<T>&a = copies[k - 1], &b = copies[k];
+        if (d.segments[k - 1].col_piece != d.segments[k].col_piece) continue;
+        n += source_side ? b.src == a.src + a.rows && b.lds == a.lds
+                         : b.dst == a.dst + a.rows && b.ldd == a.ldd;
+      }
+      return n;
+    };
+    const std::size_t ns = plan_.send.messages.size(), nr = plan_.recv.messages.size();
+    std::vector<index_t> mine(ns + nr), theirs(ns + nr);
+    std::vector<boost::mpi::request> requests;
+    for (std::size_t m = 0; m < ns + nr; ++m) {
+      const bool sending = m < ns;
+      const Message& msg = sending ? plan_.send.messages[m] : plan_.recv.messages[m - ns];
+      mine[m] = sending ? fusible(plan_.send, send_copies_, msg, true)
+                        : fusible(plan_.recv, recv_copies_, msg, false);
+      requests.push_back(comm_.isend(msg.peer, sending ? sender_tag : receiver_tag, mine[m]));
+      requests.push_back(comm_.irecv(msg.peer, sending ? receiver_tag : sender_tag, theirs[m]));
+    }
+    boost::mpi::wait_all(requests.begin(), requests.end());
+    for (std::size_t m = 0; m < ns + nr; ++m) {
+      const bool sending = m < ns;
+      const Direction& d = sending ? plan_.send : plan_.recv;
+      const Message& msg = d.messages[sending ? m : m - ns];
+      if (4 * (mine[m] + theirs[m]) >= msg.count - 1) continue;  // stacked, as planned
+      auto& rel = sending ? send_rel_ : recv_rel_;
+      auto& copies = sending ? send_copies_ : recv_copies_;
+      T* buffer = (sending ? send_buf_ : recv_buf_).data() + msg.buffer_offset;
+      index_t at = 0;
+      for (index_t s = msg.first; s < msg.first + msg.count; ++s) {
+        const auto k = static_cast<std::size_t>(s);
+        BlockCopy<T>& c = copies[k];
+        rel[k] = at;
+        if (sending) {
+          c.dst = buffer + at;
+          c.ldd = c.rows;
+        } else {
+          c.src = buffer + at;
+          c.lds = c.rows;
+        }
+        at += c.rows * c.cols;
+      }
+    }
+    // Buffer positions are relative to the message, so fusing holds wherever the buffer
+    // ends up (the node's shared window, say).
+    for (const Chunk& c : send_chunks_)
+      merge_adjacent(send_copies_, static_cast<std::size_t>(c.first),
+                     static_cast<std::size_t>(c.end));
+    for (const Chunk& c : recv_chunks_)
+      merge_adjacent(recv_copies_, static_cast<std::size_t>(c.first),
+                     static_cast<std::size_t>(c.end));
+    const index_t bytes = static_cast<index_t>(sizeof(T));
+    for (auto& c : send_copies_)
+      c.streaming = stream_pack_ && (c.rows == c.ldd || c.rows * bytes >= 1024);
   }
 
   /// A message can go direct when every segment's source lies in one node-shared window
@@ -676,9 +759,11 @@ class Executor {
             "node-shared source memory of a peer is not mapped here", "peer", msg.peer));
       const char* base = w->base(static_cast<int>(in[m][2]));
       for (index_t i = 0; i < msg.count; ++i) {
-        BlockCopy<T>& c = recv_copies_[static_cast<std::size_t>(msg.first + i)];
+        const std::size_t s = static_cast<std::size_t>(msg.first + i);
+        BlockCopy<T>& c = recv_copies_[s];
         c.src = reinterpret_cast<const T*>(base + in[m][static_cast<std::size_t>(3 + 2 * i)]);
         c.lds = in[m][static_cast<std::size_t>(4 + 2 * i)];
+        c.rows = plan_.recv.segments[s].segment.extent.rows;  // undo the buffer-side fusion
       }
       merge_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
                      static_cast<std::size_t>(msg.first + msg.count));
@@ -746,7 +831,7 @@ class Executor {
   std::vector<std::uint8_t> prio_;                ///< ready queue of each task
   std::vector<std::uint32_t> succ_begin_, succ_;  ///< successors of each task (CSR)
 
-  bool stream_target_ = false;  ///< streaming stores into the target (copy_kernel.hpp)
+  bool stream_pack_ = false;  ///< some packing uses streaming stores (copy_kernel.hpp)
 
   // Shared-memory transport (set up by connect()).
   bool transport_ready_ = false;
@@ -756,8 +841,8 @@ class Executor {
   std::vector<const T*> peer_base_;  ///< by communicator rank; null off the node
   std::vector<bool> on_node_;
   std::vector<int> window_sends_of_batch_;
-  std::vector<index_t> send_offset_;  ///< buffer offset of each sent message
-  std::vector<index_t> recv_rel_;     ///< offset of a received segment inside its message
+  std::vector<index_t> send_offset_;          ///< buffer offset of each sent message
+  std::vector<index_t> send_rel_, recv_rel_;  ///< offset of each segment inside its message
   std::vector<std::int64_t> note_in_, note_out_;
   std::vector<char> direct_send_, direct_recv_;                      ///< per message: read in place
   std::vector<std::shared_ptr<detail::NodeWindow>> direct_windows_;  ///< node-shared sources

@@ -52,7 +52,8 @@ struct PlannedSegment {
   index_t row_piece = 0;      ///< global row piece index (message order, inner)
   index_t batch = 0;          ///< batch of the segment's source tile column
   int peer = 0;               ///< the other rank (source owner when receiving)
-  index_t buffer_offset = 0;  ///< element offset in the batch buffer (remote only)
+  index_t buffer_offset = 0;  ///< batch buffer offset of the segment's (0, 0) (remote only)
+  index_t buffer_ld = 0;      ///< leading dimension of the segment in the buffer (remote only)
 };
 
 /// One message: segments [first, first + count) of a direction's list, for one peer
@@ -146,7 +147,11 @@ inline bool segment_order(const PlannedSegment& a, const PlannedSegment& b) {
 }
 
 /// Sorts a direction's segments, cuts them into messages and lays the messages of each
-/// batch back to back in the batch buffer.
+/// batch back to back in the batch buffer. Inside a message, the segments of one column
+/// piece (consecutive in the order, stacked by row piece) form one column-major block of
+/// their summed rows: where the source or the target stores those rows one after the
+/// other (ScaLAPACK storage does), packing or unpacking them is one tall copy with long
+/// contiguous runs instead of one short copy per segment.
 inline void finish_direction(Direction& d, index_t batches) {
   std::sort(d.segments.begin(), d.segments.end(), segment_order);
   d.batch_elements.assign(static_cast<std::size_t>(batches), 0);
@@ -159,10 +164,26 @@ inline void finish_direction(Direction& d, index_t batches) {
     Message& m = d.messages.back();
     ps.buffer_offset = m.buffer_offset + m.elements;
     const index_t n = ps.segment.extent.size();
+    if (s > m.first) {
+      // The same column piece as the previous segment: stack it under that one.
+      PlannedSegment& prev = d.segments[static_cast<std::size_t>(s - 1)];
+      if (prev.col_piece == ps.col_piece)
+        ps.buffer_offset = prev.buffer_offset + prev.segment.extent.rows;
+    }
     m.elements += n;
     m.count += 1;
     d.batch_elements[static_cast<std::size_t>(ps.batch)] += n;
     d.elements += n;
+  }
+  // A group's leading dimension is its summed rows: known once the group is complete.
+  for (std::size_t s = 0, end = 0; s < d.segments.size(); s = end) {
+    index_t rows = 0;
+    for (end = s;
+         end < d.segments.size() && d.segments[end].col_piece == d.segments[s].col_piece &&
+         d.segments[end].peer == d.segments[s].peer && d.segments[end].batch == d.segments[s].batch;
+         ++end)
+      rows += d.segments[end].segment.extent.rows;
+    for (std::size_t k = s; k < end; ++k) d.segments[k].buffer_ld = rows;
   }
 }
 
@@ -231,7 +252,7 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   const auto planned = [&](index_t a, index_t b, int peer) {
     const Piece &pr = rows.piece(a), &pc = cols.piece(b);
     const Role role = role_of(rows.position(a), cols.position(b));
-    return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0};
+    return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0, 0};
   };
 
   const TileBox dst_box{{rows.dst_begin(), cols.dst_begin()}, {rows.dst_end(), cols.dst_end()}};

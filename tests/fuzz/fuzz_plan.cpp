@@ -268,11 +268,23 @@ void check_plans(const L& src, const L& dst, const Region& r, int comm,
         FUZZ_CHECK(m.first == next && m.count > 0);
         FUZZ_CHECK(0 <= m.batch && m.batch < p.batches);
         FUZZ_CHECK(m.buffer_offset == used[static_cast<std::size_t>(m.batch)]);
+        // Column groups back to back; a group's segments stacked, its ld their summed rows.
         index_t off = m.buffer_offset;
-        for (index_t s = m.first; s < m.first + m.count; ++s) {
-          const PlannedSegment& ps = d->segments[static_cast<std::size_t>(s)];
-          FUZZ_CHECK(ps.peer == m.peer && ps.batch == m.batch && ps.buffer_offset == off);
-          off += ps.segment.extent.size();
+        for (index_t s = m.first, end = s; s < m.first + m.count; s = end) {
+          const PlannedSegment& head = d->segments[static_cast<std::size_t>(s)];
+          index_t rows = 0;
+          for (end = s; end < m.first + m.count &&
+                        d->segments[static_cast<std::size_t>(end)].col_piece == head.col_piece;
+               ++end) {
+            const PlannedSegment& ps = d->segments[static_cast<std::size_t>(end)];
+            FUZZ_CHECK(ps.peer == m.peer && ps.batch == m.batch);
+            FUZZ_CHECK(ps.buffer_offset == off + rows);
+            FUZZ_CHECK(ps.segment.extent.cols == head.segment.extent.cols);
+            rows += ps.segment.extent.rows;
+          }
+          for (index_t k = s; k < end; ++k)
+            FUZZ_CHECK(d->segments[static_cast<std::size_t>(k)].buffer_ld == rows);
+          off += rows * head.segment.extent.cols;
         }
         FUZZ_CHECK(off - m.buffer_offset == m.elements);
         used[static_cast<std::size_t>(m.batch)] += m.elements;

@@ -37,8 +37,8 @@ TEST_CASE("copy_block moves a strided block exactly, streaming or not") {
   std::iota(src.begin(), src.end(), 1.0);
   for (bool streaming : {false, true}) {
     std::vector<double> dst(static_cast<std::size_t>(ldd * (cols + 1)), -1.0);
-    const BlockCopy<double> c{src.data() + 3, lds, dst.data() + 5, ldd, rows, cols};
-    copy_block<Kokkos::HostSpace>(c, streaming);
+    const BlockCopy<double> c{src.data() + 3, lds, dst.data() + 5, ldd, rows, cols, streaming};
+    copy_block<Kokkos::HostSpace>(c);
     detail::streaming_fence();
     long bad = 0;
     for (index_t k = 0; k < static_cast<index_t>(dst.size()); ++k) {

@@ -169,20 +169,28 @@ void check_config(const Config& c) {
       CHECK(c.src.owner(ps.segment.src_tile) == rank);
       CHECK(c.dst.owner(ps.segment.dst_tile) == ps.peer);
     }
-    // Buffer offsets: messages of a batch back to back, segments back to back in a message.
+    // Buffer layout: messages of a batch back to back; in a message, every element of every
+    // segment (at buffer_offset + i + j * buffer_ld) has its own place, and together they
+    // fill the message's range exactly.
     for (const Direction* d : {&p.send, &p.recv}) {
       index_t elements = 0;
       for (const Message& m : d->messages) {
-        index_t off = m.buffer_offset;
+        std::vector<int> hit(static_cast<std::size_t>(m.elements), 0);
         for (index_t s = m.first; s < m.first + m.count; ++s) {
           const auto& ps = d->segments[static_cast<std::size_t>(s)];
-          CHECK(ps.buffer_offset == off);
           CHECK(ps.peer == m.peer);
           CHECK(ps.batch == m.batch);
-          off += ps.segment.extent.size();
+          CHECK(ps.buffer_ld >= ps.segment.extent.rows);
+          for (index_t j = 0; j < ps.segment.extent.cols; ++j)
+            for (index_t i = 0; i < ps.segment.extent.rows; ++i) {
+              const index_t at = ps.buffer_offset - m.buffer_offset + i + j * ps.buffer_ld;
+              REQUIRE(at >= 0);
+              REQUIRE(at < m.elements);
+              hit[static_cast<std::size_t>(at)] += 1;
+            }
         }
-        CHECK(off - m.buffer_offset == m.elements);
-        CHECK(off <= d->batch_elements[static_cast<std::size_t>(m.batch)]);
+        CHECK(std::count(hit.begin(), hit.end(), 1) == m.elements);
+        CHECK(m.buffer_offset + m.elements <= d->batch_elements[static_cast<std::size_t>(m.batch)]);
         elements += m.elements;
       }
       CHECK(elements == d->elements);
