@@ -5,9 +5,11 @@
 /// (buffer -> tile) and local copies (tile -> tile) are all this kernel. Runs in the
 /// memory space's default execution space.
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -31,6 +33,26 @@ struct BlockCopy {
   index_t cols = 0;
   bool streaming = false;
 };
+
+/// Fuses copies [first, end) of `copies` that continue each other down the same columns
+/// in both source and target (the next row piece of a ScaLAPACK-stored matrix, say) into
+/// one taller copy; the absorbed ones get 0 rows. Longer contiguous runs copy faster.
+/// Only for copies that may run together: the fused copy runs when its first one does.
+template <class T>
+void fuse_adjacent(std::vector<BlockCopy<T>>& copies, std::size_t first, std::size_t end) {
+  std::size_t head = first;
+  for (std::size_t k = first + 1; k < end; ++k) {
+    BlockCopy<T>& a = copies[head];
+    BlockCopy<T>& b = copies[k];
+    if (a.cols == b.cols && a.lds == b.lds && a.ldd == b.ldd && b.src == a.src + a.rows &&
+        b.dst == a.dst + a.rows) {
+      a.rows += b.rows;
+      b.rows = 0;
+    } else {
+      head = k;
+    }
+  }
+}
 
 namespace detail {
 

@@ -155,7 +155,7 @@ class Executor {
       const auto [d, ldd] = tile_at(dst, ps.segment.dst_tile, ps.segment.dst_offset);
       local_copies_.push_back({s, lds, d, ldd, ps.segment.extent.rows, ps.segment.extent.cols});
     }
-    merge_adjacent(local_copies_, 0, local_copies_.size());
+    fuse_adjacent(local_copies_, 0, local_copies_.size());
 
     // Chunks of each message, the chunk of each segment, the receive tasks of each chunk.
     for (const Message& m : plan_.send.messages) send_offset_.push_back(m.buffer_offset);
@@ -652,11 +652,11 @@ class Executor {
     // Buffer positions are relative to the message, so fusing holds wherever the buffer
     // ends up (the node's shared window, say).
     for (const Chunk& c : send_chunks_)
-      merge_adjacent(send_copies_, static_cast<std::size_t>(c.first),
-                     static_cast<std::size_t>(c.end));
+      fuse_adjacent(send_copies_, static_cast<std::size_t>(c.first),
+                    static_cast<std::size_t>(c.end));
     for (const Chunk& c : recv_chunks_)
-      merge_adjacent(recv_copies_, static_cast<std::size_t>(c.first),
-                     static_cast<std::size_t>(c.end));
+      fuse_adjacent(recv_copies_, static_cast<std::size_t>(c.first),
+                    static_cast<std::size_t>(c.end));
     const index_t bytes = static_cast<index_t>(sizeof(T));
     for (auto& c : send_copies_)
       c.streaming = stream_pack_ && (c.rows == c.ldd || c.rows * bytes >= 1024);
@@ -687,26 +687,6 @@ class Executor {
       if (!direct_send_[m]) window_of[m].reset();
     }
     return window_of;
-  }
-
-  /// Fuses copies [first, end) that continue each other down the same columns in both
-  /// source and target (the next row piece of a ScaLAPACK-stored matrix, say) into one
-  /// taller copy; the absorbed ones become empty. Longer contiguous runs copy faster.
-  /// Only for copies that may run together (local ones, or one direct message's).
-  static void merge_adjacent(std::vector<BlockCopy<T>>& copies, std::size_t first,
-                             std::size_t end) {
-    std::size_t head = first;
-    for (std::size_t k = first + 1; k < end; ++k) {
-      BlockCopy<T>& a = copies[head];
-      BlockCopy<T>& b = copies[k];
-      if (a.cols == b.cols && a.lds == b.lds && a.ldd == b.ldd && b.src == a.src + a.rows &&
-          b.dst == a.dst + a.rows) {
-        a.rows += b.rows;
-        b.rows = 0;
-      } else {
-        head = k;
-      }
-    }
   }
 
   /// Whether a message of `count` segments fits one description (an MPI int count).
@@ -765,8 +745,8 @@ class Executor {
         c.lds = in[m][static_cast<std::size_t>(4 + 2 * i)];
         c.rows = plan_.recv.segments[s].segment.extent.rows;  // undo the buffer-side fusion
       }
-      merge_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
-                     static_cast<std::size_t>(msg.first + msg.count));
+      fuse_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
+                    static_cast<std::size_t>(msg.first + msg.count));
       direct_recv_[m] = 1;
       add_direct_window(std::move(w));
     }

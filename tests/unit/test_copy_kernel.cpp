@@ -51,3 +51,37 @@ TEST_CASE("copy_block moves a strided block exactly, streaming or not") {
     CHECK(bad == 0);
   }
 }
+
+TEST_CASE("fuse_adjacent joins copies that continue each other, and only those") {
+  // A 12 x 4 column-major source and a 20 x 4 target: rows [0, 3), [3, 7), [7, 12) of the
+  // source go to rows [2, 5), [5, 9), [9, 14) of the target: one 12 x 4 copy. A fourth
+  // copy starting elsewhere stays on its own.
+  std::vector<double> src(48), dst(80, -1.0);
+  std::iota(src.begin(), src.end(), 0.0);
+  std::vector<BlockCopy<double>> copies{{src.data(), 12, dst.data() + 2, 20, 3, 4},
+                                        {src.data() + 3, 12, dst.data() + 5, 20, 4, 4},
+                                        {src.data() + 7, 12, dst.data() + 9, 20, 5, 4},
+                                        {src.data(), 12, dst.data() + 15, 20, 2, 4}};
+  fuse_adjacent(copies, 0, copies.size());
+  CHECK(copies[0].rows == 12);
+  CHECK(copies[1].rows == 0);
+  CHECK(copies[2].rows == 0);
+  CHECK(copies[3].rows == 2);
+  for (const auto& c : copies) copy_block<Kokkos::HostSpace>(c);
+  long bad = 0;
+  for (index_t j = 0; j < 4; ++j)
+    for (index_t i = 0; i < 20; ++i) {
+      const double v = dst[static_cast<std::size_t>(i + 20 * j)];
+      const double want = i >= 2 && i < 14    ? src[static_cast<std::size_t>(i - 2 + 12 * j)]
+                          : i >= 15 && i < 17 ? src[static_cast<std::size_t>(i - 15 + 12 * j)]
+                                              : -1.0;
+      bad += v != want;
+    }
+  CHECK(bad == 0);
+  // A different leading dimension breaks the chain.
+  std::vector<BlockCopy<double>> other{{src.data(), 12, dst.data(), 20, 3, 4},
+                                       {src.data() + 3, 12, dst.data() + 3, 21, 3, 4}};
+  fuse_adjacent(other, 0, other.size());
+  CHECK(other[0].rows == 3);
+  CHECK(other[1].rows == 3);
+}
