@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -159,6 +160,8 @@ class NodeWindow {
     if (node_.rank() == 0) id_ = (std::uint64_t(::getpid()) << 32) | ++count;
     boost::mpi::broadcast(node_, id_, 0);
 
+    // A failed allocation (out of memory, say) must throw, not abort the job.
+    MPI_Comm_set_errhandler(node_, MPI_ERRORS_RETURN);
     MPI_Info info;
     MPI_Info_create(&info);
     // Each rank's part on its own pages, so first touch can place it.
@@ -204,6 +207,9 @@ class NodeSharedArray {
     detail::collectively(comm, [&] {
       if (elements < 0)
         throw invalid_argument(detail::describe("negative array size", "elements", elements));
+      if (elements > std::numeric_limits<MPI_Aint>::max() / static_cast<index_t>(sizeof(T)))
+        throw invalid_argument(
+            detail::describe("array size overflows a byte count", "elements", elements));
     });
     window_ = detail::NodeWindow::create(comm, static_cast<std::size_t>(elements) * sizeof(T));
   }

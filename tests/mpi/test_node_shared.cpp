@@ -144,6 +144,14 @@ TEST_CASE("mpi: NodeSharedArray rejects a negative size on every rank") {
     what = e.what();
   }
   CHECK(what.find("elements = -3") != std::string::npos);
+  // A size whose byte count does not fit: named, on every rank, nothing allocated.
+  what.clear();
+  try {
+    NodeSharedArray<double> a(comm, index_t{1} << 62);
+  } catch (const invalid_argument& e) {
+    what = e.what();
+  }
+  CHECK(what.find("overflows") != std::string::npos);
 }
 
 TEST_CASE("mpi: node-shared source under every transport and store mode") {
