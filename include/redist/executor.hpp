@@ -1,7 +1,8 @@
 #pragma once
 /// @file executor.hpp
 /// Runs one rank's task graph (task_graph.hpp) with Kokkos copies and Boost.MPI
-/// point-to-point messages. The only header that talks to MPI.
+/// point-to-point messages. With node_shared.hpp and detail/executor_transport.hpp (its
+/// set-up at connect()), the only code that talks to MPI besides the collective error guard.
 ///
 /// Order of work (papers/cao2021-*.txt section 6): Batch(k) waits for the previous
 /// batch's sends and posts all of batch k's receives first; then Send tasks pack their
@@ -534,65 +535,7 @@ class Executor {
   /// connect(): on host memory, finds the direct messages, puts the send buffer of the
   /// others in a shared window of the node's ranks, and tells every receiver on the node
   /// how to read each message. Collective over the communicator.
-  void setup_transport() {
-    transport_ready_ = true;
-    window_sends_of_batch_.assign(static_cast<std::size_t>(plan_.batches), 0);
-    direct_send_.assign(plan_.send.messages.size(), 0);
-    direct_recv_.assign(plan_.recv.messages.size(), 0);
-    choose_buffer_layouts();
-    if constexpr (use_window) {
-      const char* env = std::getenv("REDIST_SHARED_WINDOW");
-      if (env != nullptr && std::strcmp(env, "0") == 0) return;
-      const auto source_window = find_direct_sends();
-      // The send buffer holds only the messages that are still packed, compacted per batch.
-      index_t need = 0, used = 0;
-      for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-        const Message& msg = plan_.send.messages[m];
-        if (m == 0 || msg.batch != plan_.send.messages[m - 1].batch) used = 0;
-        if (direct_send_[m]) continue;
-        send_offset_[m] = used;
-        used += msg.elements;
-        need = std::max(need, used);
-      }
-      window_ = detail::NodeWindow::create(comm_, static_cast<std::size_t>(need) * sizeof(T));
-      if (window_->node_size() < 2) {
-        window_.reset();  // alone on the node: plain MPI messages
-        return;
-      }
-      const std::vector<int> node_rank = window_->node_ranks(comm_);
-      peer_base_.assign(static_cast<std::size_t>(comm_.size()), nullptr);
-      on_node_.assign(static_cast<std::size_t>(comm_.size()), false);
-      for (std::size_t r = 0; r < node_rank.size(); ++r) {
-        if (node_rank[r] < 0) continue;
-        peer_base_[r] = reinterpret_cast<const T*>(window_->base(node_rank[r]));
-        on_node_[r] = true;
-      }
-      // Pack into the window from now on; the Kokkos send buffer is no longer needed.
-      window_send_ = reinterpret_cast<T*>(window_->base(window_->node_rank()));
-      window_bytes_ = need * static_cast<index_t>(sizeof(T));
-      for (std::size_t s = 0; s < plan_.send.segments.size(); ++s) {
-        const std::size_t m = send_chunks_[send_chunk_of_[s]].message;
-        send_copies_[s].dst = window_send_ + send_offset_[m] + send_rel_[s];
-      }
-      send_buf_ = buffer_view();
-      send_host_ = typename buffer_view::HostMirror();
-      bool off_node_recv = false;
-      for (const Message& msg : plan_.recv.messages)
-        off_node_recv = off_node_recv || !on_node_[static_cast<std::size_t>(msg.peer)];
-      if (!off_node_recv) {
-        recv_buf_ = buffer_view();
-        recv_host_ = typename buffer_view::HostMirror();
-      }
-      for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-        const Message& msg = plan_.send.messages[m];
-        if (on_node_[static_cast<std::size_t>(msg.peer)] && !direct_send_[m])
-          window_sends_of_batch_[static_cast<std::size_t>(msg.batch)] += 1;
-      }
-      note_in_.assign(recv_chunks_.size(), 0);
-      note_out_.assign(plan_.send.messages.size(), 0);
-      exchange_descriptions(source_window);
-    }
-  }
+  void setup_transport();
 
   /// The plan stacks the segments of a message's column piece into one block (plan.hpp).
   /// That pays off when a side can then copy several of them at once; where neither can,
@@ -600,94 +543,11 @@ class Executor {
   /// from (measured: redist-bench standard case c). Each side counts the neighbours it
   /// could fuse in every message and tells the peer, and both pick the same layout; then
   /// packs and unpacks that continue each other within a chunk are fused.
-  void choose_buffer_layouts() {
-    constexpr int sender_tag = tag_base - 3, receiver_tag = tag_base - 4;
-    const auto fusible = [&](const Direction& d, const std::vector<BlockCopy<T>>& copies,
-                             const Message& msg, bool source_side) {
-      index_t n = 0;
-      for (index_t s = msg.first + 1; s < msg.first + msg.count; ++s) {
-        const auto k = static_cast<std::size_t>(s);
-        const BlockCopy<T>&a = copies[k - 1], &b = copies[k];
-        if (d.segments[k - 1].col_piece != d.segments[k].col_piece) continue;
-        n += source_side ? b.src == a.src + a.rows && b.lds == a.lds
-                         : b.dst == a.dst + a.rows && b.ldd == a.ldd;
-      }
-      return n;
-    };
-    const std::size_t ns = plan_.send.messages.size(), nr = plan_.recv.messages.size();
-    std::vector<index_t> mine(ns + nr), theirs(ns + nr);
-    std::vector<boost::mpi::request> requests;
-    for (std::size_t m = 0; m < ns + nr; ++m) {
-      const bool sending = m < ns;
-      const Message& msg = sending ? plan_.send.messages[m] : plan_.recv.messages[m - ns];
-      mine[m] = sending ? fusible(plan_.send, send_copies_, msg, true)
-                        : fusible(plan_.recv, recv_copies_, msg, false);
-      requests.push_back(comm_.isend(msg.peer, sending ? sender_tag : receiver_tag, mine[m]));
-      requests.push_back(comm_.irecv(msg.peer, sending ? receiver_tag : sender_tag, theirs[m]));
-    }
-    boost::mpi::wait_all(requests.begin(), requests.end());
-    for (std::size_t m = 0; m < ns + nr; ++m) {
-      const bool sending = m < ns;
-      const Direction& d = sending ? plan_.send : plan_.recv;
-      const Message& msg = d.messages[sending ? m : m - ns];
-      if (4 * (mine[m] + theirs[m]) >= msg.count - 1) continue;  // stacked, as planned
-      auto& rel = sending ? send_rel_ : recv_rel_;
-      auto& copies = sending ? send_copies_ : recv_copies_;
-      T* buffer = (sending ? send_buf_ : recv_buf_).data() + msg.buffer_offset;
-      index_t at = 0;
-      for (index_t s = msg.first; s < msg.first + msg.count; ++s) {
-        const auto k = static_cast<std::size_t>(s);
-        BlockCopy<T>& c = copies[k];
-        rel[k] = at;
-        if (sending) {
-          c.dst = buffer + at;
-          c.ldd = c.rows;
-        } else {
-          c.src = buffer + at;
-          c.lds = c.rows;
-        }
-        at += c.rows * c.cols;
-      }
-    }
-    // Buffer positions are relative to the message, so fusing holds wherever the buffer
-    // ends up (the node's shared window, say).
-    for (const Chunk& c : send_chunks_)
-      fuse_adjacent(send_copies_, static_cast<std::size_t>(c.first),
-                    static_cast<std::size_t>(c.end));
-    for (const Chunk& c : recv_chunks_)
-      fuse_adjacent(recv_copies_, static_cast<std::size_t>(c.first),
-                    static_cast<std::size_t>(c.end));
-    const index_t bytes = static_cast<index_t>(sizeof(T));
-    for (auto& c : send_copies_)
-      c.streaming = stream_pack_ && (c.rows == c.ldd || c.rows * bytes >= 1024);
-  }
+  void choose_buffer_layouts();
 
   /// A message can go direct when every segment's source lies in one node-shared window
   /// that the receiver is part of. Marks direct_send_; returns each message's window.
-  std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends() {
-    std::vector<std::shared_ptr<detail::NodeWindow>> window_of(plan_.send.messages.size());
-    std::shared_ptr<detail::NodeWindow> w;  // the last window found, and its members
-    std::vector<int> members;
-    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-      const Message& msg = plan_.send.messages[m];
-      bool direct = msg.count > 0 && describable(msg.count);
-      for (index_t s = msg.first; direct && s < msg.first + msg.count; ++s) {
-        const BlockCopy<T>& c = send_copies_[static_cast<std::size_t>(s)];
-        const index_t span = c.rows > 0 && c.cols > 0 ? (c.rows - 1) + (c.cols - 1) * c.lds + 1 : 0;
-        const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(T);
-        if (!w || !w->owns(c.src, bytes)) {
-          w = detail::NodeWindow::find(c.src, bytes);
-          members = w ? w->node_ranks(comm_) : std::vector<int>{};
-        }
-        direct = w && (s == msg.first || w == window_of[m]) &&
-                 members[static_cast<std::size_t>(msg.peer)] >= 0;
-        window_of[m] = w;
-      }
-      direct_send_[m] = direct;
-      if (!direct_send_[m]) window_of[m].reset();
-    }
-    return window_of;
-  }
+  std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends();
 
   /// Whether a message of `count` segments fits one description (an MPI int count).
   static bool describable(index_t count) { return count <= (INT_MAX - 3) / 2; }
@@ -695,62 +555,7 @@ class Executor {
   /// Each on-node message is described to its receiver once: {0} when it is packed, or
   /// {1, window id, sender's node rank, then per segment: byte offset in the sender's
   /// part of the window, leading dimension} when the receiver reads it in place.
-  void exchange_descriptions(const std::vector<std::shared_ptr<detail::NodeWindow>>& window_of) {
-    const auto size_of = [](const Message& msg) {
-      return describable(msg.count) ? static_cast<std::size_t>(3 + 2 * msg.count) : std::size_t{1};
-    };
-    std::vector<std::vector<std::int64_t>> in(plan_.recv.messages.size()),
-        out(plan_.send.messages.size());
-    std::vector<boost::mpi::request> requests;
-    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m) {
-      const Message& msg = plan_.recv.messages[m];
-      if (!on_node_[static_cast<std::size_t>(msg.peer)]) continue;
-      in[m].assign(size_of(msg), 0);
-      requests.push_back(
-          comm_.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
-    }
-    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-      const Message& msg = plan_.send.messages[m];
-      if (!on_node_[static_cast<std::size_t>(msg.peer)]) continue;
-      out[m].assign(size_of(msg), 0);
-      if (direct_send_[m]) {
-        const detail::NodeWindow& w = *window_of[m];
-        const char* base = w.base(w.node_rank());
-        out[m][0] = 1;
-        out[m][1] = static_cast<std::int64_t>(w.id());
-        out[m][2] = w.node_rank();
-        for (index_t i = 0; i < msg.count; ++i) {
-          const BlockCopy<T>& c = send_copies_[static_cast<std::size_t>(msg.first + i)];
-          out[m][static_cast<std::size_t>(3 + 2 * i)] = reinterpret_cast<const char*>(c.src) - base;
-          out[m][static_cast<std::size_t>(4 + 2 * i)] = c.lds;
-        }
-        add_direct_window(window_of[m]);
-      }
-      requests.push_back(
-          comm_.isend(msg.peer, describe_tag, out[m].data(), static_cast<int>(out[m].size())));
-    }
-    boost::mpi::wait_all(requests.begin(), requests.end());
-    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m) {
-      if (in[m].empty() || in[m][0] != 1) continue;
-      const Message& msg = plan_.recv.messages[m];
-      auto w = detail::NodeWindow::find(static_cast<std::uint64_t>(in[m][1]));
-      if (!w)
-        throw communication_error(detail::describe(
-            "node-shared source memory of a peer is not mapped here", "peer", msg.peer));
-      const char* base = w->base(static_cast<int>(in[m][2]));
-      for (index_t i = 0; i < msg.count; ++i) {
-        const std::size_t s = static_cast<std::size_t>(msg.first + i);
-        BlockCopy<T>& c = recv_copies_[s];
-        c.src = reinterpret_cast<const T*>(base + in[m][static_cast<std::size_t>(3 + 2 * i)]);
-        c.lds = in[m][static_cast<std::size_t>(4 + 2 * i)];
-        c.rows = plan_.recv.segments[s].segment.extent.rows;  // undo the buffer-side fusion
-      }
-      fuse_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
-                    static_cast<std::size_t>(msg.first + msg.count));
-      direct_recv_[m] = 1;
-      add_direct_window(std::move(w));
-    }
-  }
+  void exchange_descriptions(const std::vector<std::shared_ptr<detail::NodeWindow>>& window_of);
 
   void add_direct_window(std::shared_ptr<detail::NodeWindow> w) {
     if (std::find(direct_windows_.begin(), direct_windows_.end(), w) == direct_windows_.end())
@@ -759,17 +564,7 @@ class Executor {
 
   /// start(): our source is ready; every direct receiver may read it now, and acks when
   /// done (wait() returns only then, so the caller may change the source after it).
-  void announce_direct_sends() {
-    if (direct_windows_.empty()) return;
-    for (const auto& w : direct_windows_) w->publish();
-    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-      if (!direct_send_[m]) continue;
-      const Message& msg = plan_.send.messages[m];
-      post_request(EventKind::ack, m, comm_.irecv(msg.peer, ack_tag));
-      ++acks_left_;
-      send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), &note_out_[m], 1));
-    }
-  }
+  void announce_direct_sends();
 
   /// Chunk c is in (in the receive buffer, or readable in the sender's window).
   void arrived(std::size_t c) {
@@ -845,3 +640,6 @@ class Executor {
 };
 
 }  // namespace redist
+
+// The on-node transport set-up, defined out of class to keep this file about execution.
+#include <redist/detail/executor_transport.hpp>
