@@ -236,6 +236,10 @@ class Executor {
   bool shared_window() const { return window_ != nullptr; }
   /// Messages this rank sends and receives direct, read in place from node-shared source
   /// memory (known after connect()).
+  /// Messages (of more than one segment) this rank sends and receives with each column
+  /// piece stacked into one buffer block, because a side fuses copies there (known after
+  /// connect(); the others are laid flat).
+  std::pair<index_t, index_t> stacked_messages() const { return stacked_; }
   std::pair<index_t, index_t> direct_messages() const {
     return {std::count(direct_send_.begin(), direct_send_.end(), 1),
             std::count(direct_recv_.begin(), direct_recv_.end(), 1)};
@@ -616,8 +620,9 @@ class Executor {
   std::vector<const T*> peer_base_;  ///< by communicator rank; null off the node
   std::vector<bool> on_node_;
   std::vector<int> window_sends_of_batch_;
-  std::vector<index_t> send_offset_;          ///< buffer offset of each sent message
-  std::vector<index_t> send_rel_, recv_rel_;  ///< offset of each segment inside its message
+  std::vector<index_t> send_offset_;           ///< buffer offset of each sent message
+  std::pair<index_t, index_t> stacked_{0, 0};  ///< sent, received messages laid stacked
+  std::vector<index_t> send_rel_, recv_rel_;   ///< offset of each segment inside its message
   std::vector<std::int64_t> note_in_, note_out_;
   std::vector<char> direct_send_, direct_recv_;                      ///< per message: read in place
   std::vector<std::shared_ptr<detail::NodeWindow>> direct_windows_;  ///< node-shared sources

@@ -86,6 +86,9 @@ class Redistributor {
   /// Messages this rank sends and receives direct: read in place from a node-shared source
   /// (node_shared.hpp), one copy per element.
   std::pair<index_t, index_t> direct_messages() const { return executor_->direct_messages(); }
+  /// Messages this rank sends and receives with the stacked buffer layout (plan.hpp), the
+  /// rest flat: both sides agree at construction from what each can fuse.
+  std::pair<index_t, index_t> stacked_messages() const { return executor_->stacked_messages(); }
   /// Tasks run by the last execution, per TaskKind.
   const std::array<std::size_t, 5>& tasks_run() const { return executor_->tasks_run(); }
 

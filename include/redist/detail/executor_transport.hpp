@@ -102,7 +102,10 @@ void Executor<T, MemorySpace>::choose_buffer_layouts() {
     const bool sending = m < ns;
     const Direction& d = sending ? plan_.send : plan_.recv;
     const Message& msg = d.messages[sending ? m : m - ns];
-    if (4 * (mine[m] + theirs[m]) >= msg.count - 1) continue;  // stacked, as planned
+    if (4 * (mine[m] + theirs[m]) >= msg.count - 1) {  // stacked, as planned
+      if (msg.count > 1) (sending ? stacked_.first : stacked_.second) += 1;
+      continue;
+    }
     auto& rel = sending ? send_rel_ : recv_rel_;
     auto& copies = sending ? send_copies_ : recv_copies_;
     T* buffer = (sending ? send_buf_ : recv_buf_).data() + msg.buffer_offset;
