@@ -217,8 +217,8 @@ class Executor {
 
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
-  /// Frees the shared window, if any (collective over the node, like the communicator's
-  /// own destruction), unless a node-shared source it read keeps it alive longer.
+  /// Drops its share of the node windows; the last holder of one frees it, collectively
+  /// over the node (node_shared.hpp).
   ~Executor() = default;
 
   const Plan& plan() const { return plan_; }
@@ -234,12 +234,12 @@ class Executor {
   /// Whether messages between ranks of this node go through the shared window (known
   /// after the first start()).
   bool shared_window() const { return window_ != nullptr; }
-  /// Messages this rank sends and receives direct, read in place from node-shared source
-  /// memory (known after connect()).
   /// Messages (of more than one segment) this rank sends and receives with each column
   /// piece stacked into one buffer block, because a side fuses copies there (known after
   /// connect(); the others are laid flat).
   std::pair<index_t, index_t> stacked_messages() const { return stacked_; }
+  /// Messages this rank sends and receives direct, read in place from node-shared source
+  /// memory (known after connect()).
   std::pair<index_t, index_t> direct_messages() const {
     return {std::count(direct_send_.begin(), direct_send_.end(), 1),
             std::count(direct_recv_.begin(), direct_recv_.end(), 1)};
@@ -536,17 +536,23 @@ class Executor {
     send_requests_.clear();
   }
 
-  /// connect(): on host memory, finds the direct messages, puts the send buffer of the
-  /// others in a shared window of the node's ranks, and tells every receiver on the node
-  /// how to read each message. Collective over the communicator.
+  /// connect(): agrees on the buffer layouts, sets up the node's transport (host memory),
+  /// then fuses the copies on the buffer side. Collective over the communicator.
   void setup_transport();
+
+  /// Finds the direct messages, puts the send buffer of the others in a shared window of
+  /// the node's ranks, and tells every receiver on the node how to read each message.
+  void connect_node();
+
+  /// Fuses packs and unpacks that continue each other within a chunk, and picks which
+  /// packs stream (long runs only).
+  void fuse_buffer_copies();
 
   /// The plan stacks the segments of a message's column piece into one block (plan.hpp).
   /// That pays off when a side can then copy several of them at once; where neither can,
   /// segments one after the other, each contiguous, are faster to gather into and scatter
   /// from (measured: redist-bench standard case c). Each side counts the neighbours it
-  /// could fuse in every message and tells the peer, and both pick the same layout; then
-  /// packs and unpacks that continue each other within a chunk are fused.
+  /// could fuse in every message and tells the peer, and both pick the same layout.
   void choose_buffer_layouts();
 
   /// A message can go direct when every segment's source lies in one node-shared window

@@ -19,56 +19,78 @@ void Executor<T, MemorySpace>::setup_transport() {
   choose_buffer_layouts();
   if constexpr (use_window) {
     const char* env = std::getenv("REDIST_SHARED_WINDOW");
-    if (env != nullptr && std::strcmp(env, "0") == 0) return;
-    const auto source_window = find_direct_sends();
-    // The send buffer holds only the messages that are still packed, compacted per batch.
-    index_t need = 0, used = 0;
-    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-      const Message& msg = plan_.send.messages[m];
-      if (m == 0 || msg.batch != plan_.send.messages[m - 1].batch) used = 0;
-      if (direct_send_[m]) continue;
-      send_offset_[m] = used;
-      used += msg.elements;
-      need = std::max(need, used);
-    }
-    window_ = detail::NodeWindow::create(comm_, static_cast<std::size_t>(need) * sizeof(T));
-    if (window_->node_size() < 2) {
-      window_.reset();  // alone on the node: plain MPI messages
-      return;
-    }
-    const std::vector<int> node_rank = window_->node_ranks(comm_);
-    peer_base_.assign(static_cast<std::size_t>(comm_.size()), nullptr);
-    on_node_.assign(static_cast<std::size_t>(comm_.size()), false);
-    for (std::size_t r = 0; r < node_rank.size(); ++r) {
-      if (node_rank[r] < 0) continue;
-      peer_base_[r] = reinterpret_cast<const T*>(window_->base(node_rank[r]));
-      on_node_[r] = true;
-    }
-    // Pack into the window from now on; the Kokkos send buffer is no longer needed.
-    window_send_ = reinterpret_cast<T*>(window_->base(window_->node_rank()));
-    window_bytes_ = need * static_cast<index_t>(sizeof(T));
-    for (std::size_t s = 0; s < plan_.send.segments.size(); ++s) {
-      const std::size_t m = send_chunks_[send_chunk_of_[s]].message;
-      send_copies_[s].dst = window_send_ + send_offset_[m] + send_rel_[s];
-    }
-    send_buf_ = buffer_view();
-    send_host_ = typename buffer_view::HostMirror();
-    bool off_node_recv = false;
-    for (const Message& msg : plan_.recv.messages)
-      off_node_recv = off_node_recv || !on_node_[static_cast<std::size_t>(msg.peer)];
-    if (!off_node_recv) {
-      recv_buf_ = buffer_view();
-      recv_host_ = typename buffer_view::HostMirror();
-    }
-    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-      const Message& msg = plan_.send.messages[m];
-      if (on_node_[static_cast<std::size_t>(msg.peer)] && !direct_send_[m])
-        window_sends_of_batch_[static_cast<std::size_t>(msg.batch)] += 1;
-    }
-    note_in_.assign(recv_chunks_.size(), 0);
-    note_out_.assign(plan_.send.messages.size(), 0);
-    exchange_descriptions(source_window);
+    if (env == nullptr || std::strcmp(env, "0") != 0) connect_node();
   }
+  fuse_buffer_copies();
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::connect_node() {
+  const auto source_window = find_direct_sends();
+  // The send buffer holds only the messages that are still packed, compacted per batch.
+  index_t need = 0, used = 0;
+  for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+    const Message& msg = plan_.send.messages[m];
+    if (m == 0 || msg.batch != plan_.send.messages[m - 1].batch) used = 0;
+    if (direct_send_[m]) continue;
+    send_offset_[m] = used;
+    used += msg.elements;
+    need = std::max(need, used);
+  }
+  window_ = detail::NodeWindow::create(comm_, static_cast<std::size_t>(need) * sizeof(T));
+  if (window_->node_size() < 2) {
+    window_.reset();  // alone on the node: plain MPI messages
+    return;
+  }
+  const std::vector<int> node_rank = window_->node_ranks(comm_);
+  peer_base_.assign(static_cast<std::size_t>(comm_.size()), nullptr);
+  on_node_.assign(static_cast<std::size_t>(comm_.size()), false);
+  for (std::size_t r = 0; r < node_rank.size(); ++r) {
+    if (node_rank[r] < 0) continue;
+    peer_base_[r] = reinterpret_cast<const T*>(window_->base(node_rank[r]));
+    on_node_[r] = true;
+  }
+  // Pack into the window from now on; the Kokkos send buffer is no longer needed.
+  window_send_ = reinterpret_cast<T*>(window_->base(window_->node_rank()));
+  window_bytes_ = need * static_cast<index_t>(sizeof(T));
+  for (std::size_t s = 0; s < plan_.send.segments.size(); ++s) {
+    const std::size_t m = send_chunks_[send_chunk_of_[s]].message;
+    send_copies_[s].dst = window_send_ + send_offset_[m] + send_rel_[s];
+  }
+  send_buf_ = buffer_view();
+  send_host_ = typename buffer_view::HostMirror();
+  bool off_node_recv = false;
+  for (const Message& msg : plan_.recv.messages)
+    off_node_recv = off_node_recv || !on_node_[static_cast<std::size_t>(msg.peer)];
+  if (!off_node_recv) {
+    recv_buf_ = buffer_view();
+    recv_host_ = typename buffer_view::HostMirror();
+  }
+  for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
+    const Message& msg = plan_.send.messages[m];
+    if (on_node_[static_cast<std::size_t>(msg.peer)] && !direct_send_[m])
+      window_sends_of_batch_[static_cast<std::size_t>(msg.batch)] += 1;
+  }
+  note_in_.assign(recv_chunks_.size(), 0);
+  note_out_.assign(plan_.send.messages.size(), 0);
+  exchange_descriptions(source_window);
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::fuse_buffer_copies() {
+  // Buffer positions are relative to the message, so fusing holds wherever the buffer
+  // ends up (the node's shared window, say). Direct messages have no buffer side.
+  for (const Chunk& c : send_chunks_)
+    if (!direct_send_[c.message])
+      fuse_adjacent(send_copies_, static_cast<std::size_t>(c.first),
+                    static_cast<std::size_t>(c.end));
+  for (const Chunk& c : recv_chunks_)
+    if (!direct_recv_[c.message])
+      fuse_adjacent(recv_copies_, static_cast<std::size_t>(c.first),
+                    static_cast<std::size_t>(c.end));
+  const index_t bytes = static_cast<index_t>(sizeof(T));
+  for (auto& c : send_copies_)
+    c.streaming = stream_pack_ && (c.rows == c.ldd || c.rows * bytes >= 1024);
 }
 
 template <class T, class MemorySpace>
@@ -124,15 +146,6 @@ void Executor<T, MemorySpace>::choose_buffer_layouts() {
       at += c.rows * c.cols;
     }
   }
-  // Buffer positions are relative to the message, so fusing holds wherever the buffer
-  // ends up (the node's shared window, say).
-  for (const Chunk& c : send_chunks_)
-    fuse_adjacent(send_copies_, static_cast<std::size_t>(c.first), static_cast<std::size_t>(c.end));
-  for (const Chunk& c : recv_chunks_)
-    fuse_adjacent(recv_copies_, static_cast<std::size_t>(c.first), static_cast<std::size_t>(c.end));
-  const index_t bytes = static_cast<index_t>(sizeof(T));
-  for (auto& c : send_copies_)
-    c.streaming = stream_pack_ && (c.rows == c.ldd || c.rows * bytes >= 1024);
 }
 
 template <class T, class MemorySpace>
@@ -211,7 +224,6 @@ void Executor<T, MemorySpace>::exchange_descriptions(
       BlockCopy<T>& c = recv_copies_[s];
       c.src = reinterpret_cast<const T*>(base + in[m][static_cast<std::size_t>(3 + 2 * i)]);
       c.lds = in[m][static_cast<std::size_t>(4 + 2 * i)];
-      c.rows = plan_.recv.segments[s].segment.extent.rows;  // undo the buffer-side fusion
     }
     fuse_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
                   static_cast<std::size_t>(msg.first + msg.count));
