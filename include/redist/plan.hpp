@@ -200,17 +200,11 @@ inline index_t automatic_batch(const Region& r, index_t src_cols_touched, const 
   return std::clamp<index_t>(b, 1, src_cols_touched);
 }
 
-}  // namespace detail
-
-/// Plans rank `rank`'s part of moving region `r` from `src` to `dst`, among `comm_size`
-/// ranks. Cost: O(pieces per axis + segments this rank touches), plus a scan of the
-/// touched tile box for distributions without EnumeratesOwnedTiles.
-/// @throws region_error if r does not fit; distribution_error if a distribution uses
-/// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
-/// options or a rank outside [0, comm_size).
+/// The input checks of make_plan, shared by every planner so all report the same errors.
+/// @throws region_error, invalid_argument, distribution_error as make_plan documents.
 template <class SrcLayout, class DstLayout>
-Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
-               PlanOptions options = {}) {
+void check_plan_inputs(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
+                       int comm_size, const PlanOptions& options) {
   validate_region(r, src.shape(), dst.shape());
   detail::require<invalid_argument>(comm_size > 0, "communicator size must be positive",
                                     "comm_size", comm_size);
@@ -233,6 +227,20 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
         detail::describe("target distribution needs more ranks than the communicator has",
                          "dst.ranks()", dst.ranks()) +
         " (communicator size = " + std::to_string(comm_size) + ")");
+}
+
+}  // namespace detail
+
+/// Plans rank `rank`'s part of moving region `r` from `src` to `dst`, among `comm_size`
+/// ranks. Cost: O(pieces per axis + segments this rank touches), plus a scan of the
+/// touched tile box for distributions without EnumeratesOwnedTiles.
+/// @throws region_error if r does not fit; distribution_error if a distribution uses
+/// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
+/// options or a rank outside [0, comm_size).
+template <class SrcLayout, class DstLayout>
+Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               PlanOptions options = {}) {
+  detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
 
   Plan plan;
   plan.rank = rank;
