@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/tile_shape.hpp>
@@ -24,10 +25,14 @@ class Layout {
   using shape_type = S;
   using distribution_type = D;
 
-  /// @throws distribution_error if a bounded distribution (owner table) does not cover
-  /// exactly the shape's tiles.
+  /// @throws invalid_argument if the matrix's element count overflows 64 bits (so every
+  /// element or tile count derived from a layout fits index_t); distribution_error if a
+  /// bounded distribution (owner table) does not cover exactly the shape's tiles.
   constexpr Layout(S shape, D distribution)
       : shape_(std::move(shape)), dist_(std::move(distribution)) {
+    // Tiles are never empty, so the tile count fits whenever the element count does.
+    const Extents e = element_extents(shape_);
+    (void)detail::checked_mul(e.rows, e.cols, "matrix elements");
     if constexpr (BoundedDistribution<D>) {
       if (dist_.tiles() != tile_counts(shape_)) {
         std::string got =

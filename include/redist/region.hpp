@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include <redist/detail/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/tile_shape.hpp>
@@ -56,7 +57,7 @@ inline void check_axis_fits(index_t origin, index_t length, index_t extent, cons
 
 /// Checks that `r` lies inside both matrices.
 /// @throws region_error naming the field and its value otherwise (negative extents
-/// included).
+/// included); invalid_argument if the region's element count overflows 64 bits.
 template <TileShape Src, TileShape Dst>
 void validate_region(const Region& r, const Src& src, const Dst& dst) {
   if (r.extent.rows < 0)
@@ -72,6 +73,8 @@ void validate_region(const Region& r, const Src& src, const Dst& dst) {
                           "region.rows");
   detail::check_axis_fits(r.dst_origin.j, r.extent.cols, d.cols, "target", "region.dst_origin.j",
                           "region.cols");
+  // Fits both matrices, but a shape alone is not checked: its element count may not fit.
+  (void)detail::checked_mul(r.extent.rows, r.extent.cols, "region elements");
 }
 
 }  // namespace redist

@@ -4,19 +4,47 @@
 /// Kokkos memory space, either allocated here or wrapping the caller's storage.
 
 #include <complex>
+#include <cstdint>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/sysinfo.h>
+#endif
+
 #include <Kokkos_Core.hpp>
 
+#include <redist/detail/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>
 
 namespace redist {
+
+namespace detail {
+/// Physical memory plus swap of this node in bytes, 0 if unknown. A single host allocation
+/// above it cannot succeed (Linux refuses it under its default overcommit heuristic); with
+/// overcommit on it would succeed and the zero-fill would be killed by the OOM killer.
+inline index_t node_memory_bytes() {
+#if defined(__linux__)
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return 0;
+  const auto unit = static_cast<unsigned long long>(info.mem_unit ? info.mem_unit : 1);
+  const unsigned long long pages = static_cast<unsigned long long>(info.totalram) +
+                                   static_cast<unsigned long long>(info.totalswap);
+  unsigned long long bytes = 0;
+  if (__builtin_mul_overflow(pages, unit, &bytes) || bytes > INT64_MAX) return 0;
+  return static_cast<index_t>(bytes);
+#else
+  return 0;
+#endif
+}
+}  // namespace detail
 
 /// A raw, strided, column-major view of one tile: element (i, j) is data[i + j * ld].
 template <class T>
@@ -39,15 +67,42 @@ class TiledMatrix {
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   /// Allocates rank `rank`'s tiles (uninitialised contents are zero, as Kokkos does).
+  /// Local: no communication (see docs/errors.md for agreeing on a failure).
+  /// @throws invalid_argument if the byte count overflows 64 bits; storage_error naming
+  /// the bytes asked for if the memory cannot be had (more than the node's memory and
+  /// swap in host memory, or a failed allocation).
   TiledMatrix(L layout, P placement, int rank)
       : layout_(std::move(layout)),
         placement_(std::move(placement)),
         rank_(rank),
-        map_(placement_.map(layout_, rank)) {
-    for (std::size_t a = 0; a < map_.allocation_sizes().size(); ++a)
-      allocations_.emplace_back(
-          Kokkos::view_alloc(std::string("redist::tiles") + std::to_string(a)),
-          static_cast<std::size_t>(map_.allocation_sizes()[a]));
+        map_(map_storage(placement_, layout_, rank)) {
+    const auto& sizes = map_.allocation_sizes();
+    index_t total = 0;
+    for (std::size_t a = 0; a < sizes.size(); ++a)
+      total = detail::checked_add(
+          total, detail::checked_mul(sizes[a], index_t{sizeof(T)}, "allocation bytes"),
+          "allocation bytes");
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      const index_t node = detail::node_memory_bytes();
+      if (node > 0 && total > node)
+        throw storage_error(
+            detail::describe("tile storage larger than this node's memory", "bytes", total) +
+            " (memory + swap = " + std::to_string(node) + ", rank = " + std::to_string(rank) + ")");
+    }
+    for (std::size_t a = 0; a < sizes.size(); ++a) {
+      try {
+        allocations_.emplace_back(
+            Kokkos::view_alloc(std::string("redist::tiles") + std::to_string(a)),
+            static_cast<std::size_t>(sizes[a]));
+      } catch (const std::exception&) {
+        // Kokkos reports a failed allocation as a many-line std::runtime_error; one line
+        // with the size is what a user can act on.
+        throw storage_error(detail::describe("cannot allocate tile storage", "bytes",
+                                             sizes[a] * index_t{sizeof(T)}) +
+                            " (allocation " + std::to_string(a) + " of rank " +
+                            std::to_string(rank) + ", " + std::to_string(total) + " bytes in all)");
+      }
+    }
   }
 
   /// Wraps the caller's allocations (e.g. an existing ScaLAPACK local array); `owner`,
@@ -58,7 +113,7 @@ class TiledMatrix {
       : layout_(std::move(layout)),
         placement_(std::move(placement)),
         rank_(rank),
-        map_(placement_.map(layout_, rank)),
+        map_(map_storage(placement_, layout_, rank)),
         allocations_(std::move(storage)),
         owner_(std::move(owner)) {
     const auto& want = map_.allocation_sizes();
@@ -119,6 +174,22 @@ class TiledMatrix {
   }
 
  private:
+  /// The placement's storage map; running out of memory while listing the owned tiles (a
+  /// layout of too many tiles) is a storage_error, not a std::bad_alloc.
+  static StorageMap map_storage(const P& placement, const L& layout, int rank) {
+    try {
+      return placement.map(layout, rank);
+    } catch (const std::bad_alloc&) {
+      throw storage_error(
+          detail::describe("out of memory listing this rank's tiles", "tiles", layout.tiles()) +
+          " (rank = " + std::to_string(rank) + ")");
+    } catch (const std::length_error&) {
+      throw storage_error(
+          detail::describe("out of memory listing this rank's tiles", "tiles", layout.tiles()) +
+          " (rank = " + std::to_string(rank) + ")");
+    }
+  }
+
   L layout_;
   P placement_;
   int rank_;

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include "unit_test_support.hpp"
+
 using namespace redist;
 
 namespace {
@@ -64,4 +66,25 @@ TEST_CASE("scalapack::make_layout names the bad descriptor field") {
 TEST_CASE("scalapack::wrap refuses a null array where elements are stored") {
   const scalapack::Descriptor d{1, 0, 10, 10, 2, 2, 0, 0, 10};
   CHECK_THROWS_AS((void)scalapack::wrap<double>(nullptr, d, {1, 1, false}, 0), storage_error);
+}
+
+TEST_CASE("scalapack::wrap accepts a null array on a rank with LOCr = 0 or LOCc = 0") {
+  // 4 rows in blocks of 4 over 2 process rows: grid row 1 owns no block (LOCr = 0), yet
+  // LOCc = 10 and LLD >= 1. ScaLAPACK's redistribution drivers pass null there.
+  const scalapack::Descriptor d{1, 0, 4, 10, 4, 2, 0, 0, 1};
+  const scalapack::Grid g{2, 1, false};
+  const auto m = scalapack::wrap<double>(nullptr, d, g, 1);
+  CHECK(m.storage().tiles().empty());
+  CHECK(m.storage().element_count() == 0);
+  // Columns likewise: 2 columns in one block over 2 process columns, rank 1 has LOCc = 0.
+  const scalapack::Descriptor e{1, 0, 6, 2, 3, 2, 0, 0, 6};
+  CHECK(scalapack::wrap<double>(nullptr, e, {1, 2, false}, 1).storage().element_count() == 0);
+  // Rank 0 stores elements: null is still refused there, naming what it needs.
+  scalapack::Descriptor d0 = d;
+  d0.lld = 4;  // LLD is per rank: >= LOCr = 4 on rank 0
+  const std::string msg = redist::test::message_of<storage_error>(
+      [&] { (void)scalapack::wrap<double>(nullptr, d0, g, 0); });
+  CHECK(msg ==
+        "redist: null local array for a rank that stores elements: local elements "
+        "needed = 40");
 }

@@ -11,6 +11,7 @@
 /// 0 1 2 3, and the pattern repeats every 2 tiles in each direction (papers/cao2021-*.txt
 /// Fig. 5a).
 
+#include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 
@@ -42,6 +43,8 @@ class BlockCyclic {
     if (first.q < 0 || first.q >= Q)
       throw distribution_error(
           detail::describe("first-owner column outside the grid", "first.q", first.q));
+    // ranks() and rank_of() compute in int: P * Q must fit.
+    (void)detail::checked_mul_int<distribution_error>(P, Q, "P * Q");
   }
 
   constexpr int ranks() const { return P_ * Q_; }

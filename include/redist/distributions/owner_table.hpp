@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 
@@ -23,7 +24,9 @@ class OwnerTable {
       : tiles_(tiles), owners_(std::move(owners)), ranks_(ranks) {
     if (ranks <= 0)
       throw distribution_error(detail::describe("rank count must be positive", "ranks", ranks));
-    if (tiles.rows < 0 || tiles.cols < 0 || static_cast<index_t>(owners_.size()) != tiles.size())
+    if (tiles.rows < 0 || tiles.cols < 0 ||
+        static_cast<index_t>(owners_.size()) !=
+            detail::checked_mul(tiles.rows, tiles.cols, "owner table tiles"))
       throw distribution_error(detail::describe("owner table size must be tile rows x tile columns",
                                                 "owners.size()", owners_.size()) +
                                " (tiles = " + std::to_string(tiles.rows) + "x" +

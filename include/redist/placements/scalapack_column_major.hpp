@@ -10,6 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/placement.hpp>
 
@@ -18,7 +19,8 @@ namespace redist {
 template <class MemorySpace = Kokkos::HostSpace>
 struct ScalapackColumnMajor {
   using memory_space = MemorySpace;
-  /// Leading dimension; 0 picks max(1, LOCr), ScaLAPACK's smallest legal value.
+  /// Leading dimension; 0 picks max(1, LOCr), ScaLAPACK's smallest legal value. A rank
+  /// with LOCr = 0 or LOCc = 0 needs no storage (allocation size 0).
   index_t lld = 0;
 
   /// @throws storage_error if lld is non-zero and smaller than the local rows.
@@ -69,7 +71,12 @@ struct ScalapackColumnMajor {
                              lld) +
             " (local rows = " + std::to_string(loc_r) + ", rank = " + std::to_string(rank) + ")");
       const index_t ld = lld != 0 ? lld : (loc_r > 1 ? loc_r : 1);
-      map.add_allocation(ld * loc_c);
+      // A rank with no local rows or no local columns stores nothing (ScaLAPACK's drivers
+      // pass a null array there), whatever its leading dimension.
+      map.add_allocation(
+          loc_r == 0 || loc_c == 0
+              ? 0
+              : detail::checked_mul(ld, loc_c, "ScaLAPACK local elements lld * LOCc"));
       for_each_owned_tile(d, rank, layout.all_tiles(), [&](TileIndex t) {
         map.add_tile(t, TileSlot{0,
                                  row_off[static_cast<std::size_t>(t.m)] +

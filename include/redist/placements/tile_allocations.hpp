@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <redist/detail/checked.hpp>
 #include <redist/placement.hpp>
 
 namespace redist {
@@ -29,7 +30,8 @@ struct TilePerAllocation {
   template <class L>
   StorageMap map(const L& layout, int rank) const {
     return detail::map_owned_tiles(layout, rank, [](StorageMap& m, Extents e) {
-      return TileSlot{m.add_allocation(e.size()), 0, e.rows > 0 ? e.rows : 1};
+      return TileSlot{m.add_allocation(detail::checked_mul(e.rows, e.cols, "tile elements")), 0,
+                      e.rows > 0 ? e.rows : 1};
     });
   }
 };
@@ -43,7 +45,8 @@ struct PackedTiles {
     index_t offset = 0;
     StorageMap map = detail::map_owned_tiles(layout, rank, [&](StorageMap&, Extents e) {
       const TileSlot s{0, offset, e.rows > 0 ? e.rows : 1};
-      offset += e.size();
+      offset = detail::checked_add(offset, detail::checked_mul(e.rows, e.cols, "tile elements"),
+                                   "allocation elements");
       return s;
     });
     map.add_allocation(offset);

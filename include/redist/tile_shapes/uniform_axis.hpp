@@ -33,7 +33,8 @@ class UniformAxis {
 
   constexpr index_t extent() const { return extent_; }
   constexpr index_t tile() const { return tile_; }
-  constexpr index_t count() const { return (extent_ + tile_ - 1) / tile_; }
+  // Not (extent + tile - 1) / tile: that sum overflows for extents near 2^63.
+  constexpr index_t count() const { return extent_ / tile_ + (extent_ % tile_ != 0); }
   constexpr index_t begin(index_t k) const {
     REDIST_EXPECTS(0 <= k && k <= count());
     return k == count() ? extent_ : k * tile_;
