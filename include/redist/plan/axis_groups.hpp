@@ -1,0 +1,354 @@
+#pragma once
+/// @file plan/axis_groups.hpp
+/// The 1-D half of the compact plan: the pieces of one axis (see axis_cut.hpp), grouped
+/// by owner coordinates and compressed into strided runs, so that a block-cyclic to
+/// block-cyclic move is described by a few groups per axis however long the axis is.
+///
+/// Every piece lies in one source tile and one target tile. With grid distributions
+/// (distribution.hpp, GridDistribution) the owner of a tile is a function of its grid
+/// row and grid column, so along one axis a piece has a source coordinate and a target
+/// coordinate; the pair is the piece's *class*. Rank pairs exchange exactly the
+/// Cartesian products of a row class and a column class, so the 2-D plan is built from
+/// per-axis classes (compact_plan.hpp).
+///
+/// Within a class, pieces are compressed into PieceGroups: `count` pieces of equal
+/// length at equal offsets inside their tiles, whose start, piece index and both tile
+/// indices advance by constant steps. Prylli and Tourancheau (1996, "Efficient
+/// block-cyclic data redistribution", section 4.3 and propositions 4-5) show that the
+/// intersection of two block-cyclic patterns is periodic with period
+/// lcm(r P, r' P') elements: with uniform tiles every piece recurs one period later
+/// with the same class, length and offsets, so each class holds one group per piece of
+/// a period (at most r x r' of them, proposition 6) plus a few at the region's ends.
+/// Irregular tiles break the pattern and give groups of one piece: still exact.
+///
+/// Worked example: 24 elements, source tiles of 2 on grid coordinates 0 1 0 1 ...,
+/// target tiles of 3 on coordinates 0 1 0 1 ..., region [0, 24) to [0, 24):
+///
+///   element   0     3     6     9     12    15    18    21    24
+///   source    |0 |1 |0 |1 |0 |1 |0 |1 |0 |1 |0 |1 |           tile 2, coordinate
+///   target    |0    |1    |0    |1    |0    |1    |0    |1    tile 3, coordinate
+///   pieces    0:[0,2) 1:[2,3) 2:[3,4) 3:[4,6) 4:[6,8) 5:[8,9) 6:[9,10) 7:[10,12)
+///             8:[12,14) ... 13:[20,21) ... 15:[22,24)
+///
+/// The period is lcm(2 * 2, 3 * 2) = 12 elements = 8 pieces. Class (source 0, target 0)
+/// holds pieces 0, 5, 8 and 13, compressed into two groups:
+///
+///   first_piece piece_step count length src_start stride src_tile(step) dst_tile(step) offsets
+///        0          8        2     2        0       12       0 (6)          0 (4)      0 / 0
+///        5          8        2     1        8       12       4 (6)          2 (4)      0 / 2
+///
+/// Cost: one scan of the axis's pieces, O(pieces per axis) time; the kept groups are
+/// O(distinct runs) memory (the scan keeps one open group per recurring piece shape).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <redist/config.hpp>
+#include <redist/distribution.hpp>
+#include <redist/index.hpp>
+#include <redist/region.hpp>
+#include <redist/segment.hpp>
+#include <redist/tile_shape.hpp>
+
+namespace redist {
+
+/// `count` pieces of one axis, each `length` elements long. Member t (0 <= t < count):
+///
+/// | quantity                    | value                                 |
+/// |-----------------------------|---------------------------------------|
+/// | piece index (AxisCut order) | first_piece + t * piece_step          |
+/// | global source element       | src_start + t * stride (first element)|
+/// | global target element       | dst_start + t * stride                |
+/// | source tile                 | src_tile + t * src_tile_step          |
+/// | target tile                 | dst_tile + t * dst_tile_step          |
+/// | offset in its source tile   | src_offset (every member)             |
+/// | offset in its target tile   | dst_offset (every member)             |
+///
+/// The stride is the same on both sides because the region maps source to target by a
+/// shift. Steps and stride are positive when count >= 2 and meaningless when count == 1.
+struct PieceGroup {
+  index_t first_piece = 0;
+  index_t piece_step = 0;
+  index_t count = 0;
+  index_t length = 0;
+  index_t src_start = 0;
+  index_t dst_start = 0;
+  index_t stride = 0;
+  index_t src_tile = 0;
+  index_t src_tile_step = 0;
+  index_t dst_tile = 0;
+  index_t dst_tile_step = 0;
+  index_t src_offset = 0;
+  index_t dst_offset = 0;
+
+  /// Elements of all members together.
+  constexpr index_t elements() const { return count * length; }
+  /// Member t as a Piece. @pre 0 <= t < count.
+  /// @post member(t).src_tile == src_tile + t * src_tile_step, offsets and length as above.
+  constexpr Piece member(index_t t) const {
+    REDIST_EXPECTS(0 <= t && t < count);
+    return Piece{src_tile + t * src_tile_step, dst_tile + t * dst_tile_step, src_offset, dst_offset,
+                 length};
+  }
+  /// Members [first, first + n) as a group of their own. @pre 0 <= first, n >= 1,
+  /// first + n <= count. @post slice(f, n).member(t) == member(f + t).
+  constexpr PieceGroup slice(index_t first, index_t n) const {
+    REDIST_EXPECTS(0 <= first && n >= 1 && first + n <= count);
+    PieceGroup g = *this;
+    g.first_piece += first * piece_step;
+    g.count = n;
+    g.src_start += first * stride;
+    g.dst_start += first * stride;
+    g.src_tile += first * src_tile_step;
+    g.dst_tile += first * dst_tile_step;
+    return g;
+  }
+  friend constexpr bool operator==(const PieceGroup&, const PieceGroup&) = default;
+};
+
+/// The one-member group of piece `p`, AxisCut index `piece`, starting at global source
+/// element `src_start` and global target element `dst_start`.
+constexpr PieceGroup single_group(const Piece& p, index_t piece, index_t src_start,
+                                  index_t dst_start) {
+  return PieceGroup{piece,      0, 1,          p.length, src_start,    dst_start,   0,
+                    p.src_tile, 0, p.dst_tile, 0,        p.src_offset, p.dst_offset};
+}
+
+/// Appends piece `p` (AxisCut index `piece`, first element at global source element
+/// `src_start`) to `g` if it continues the run: same length and tile offsets, and piece
+/// index, start and both tiles advance by the group's steps (the second member sets
+/// them). Returns false, with g unchanged, otherwise.
+/// @pre piece > every member's piece index and src_start > every member's start.
+/// @post on true, g.member(g.count - 1) == p.
+constexpr bool extend_group(PieceGroup& g, const Piece& p, index_t piece, index_t src_start) {
+  if (p.length != g.length || p.src_offset != g.src_offset || p.dst_offset != g.dst_offset)
+    return false;
+  if (g.count == 1) {
+    REDIST_EXPECTS(piece > g.first_piece && src_start > g.src_start);
+    g.piece_step = piece - g.first_piece;
+    g.stride = src_start - g.src_start;
+    g.src_tile_step = p.src_tile - g.src_tile;
+    g.dst_tile_step = p.dst_tile - g.dst_tile;
+  } else if (piece != g.first_piece + g.count * g.piece_step ||
+             src_start != g.src_start + g.count * g.stride ||
+             p.src_tile != g.src_tile + g.count * g.src_tile_step ||
+             p.dst_tile != g.dst_tile + g.count * g.dst_tile_step) {
+    return false;
+  }
+  ++g.count;
+  return true;
+}
+
+/// The grid of one axis: coordinate extents on each side and, where known, the period
+/// (in tiles) after which a side's coordinate sequence repeats (0: not known).
+struct AxisGrid {
+  int src_extent = 1;
+  int dst_extent = 1;
+  index_t src_period = 0;
+  index_t dst_period = 0;
+};
+
+/// The period in tiles of d's coordinate along axis A, if d states one: a grid
+/// distribution with `super_tile()` (BlockCyclic) repeats every super_tile * grid tiles.
+/// 0 otherwise. Only compression depends on it, never correctness.
+template <Axis A, class D>
+constexpr index_t coordinate_period(const D& d) {
+  if constexpr (GridDistribution<D> && requires {
+                  { d.super_tile() } -> std::same_as<Extents>;
+                }) {
+    return d.super_tile().template get<A>() * d.grid().template get<A>();
+  } else {
+    return 0;
+  }
+}
+
+/// The pieces of one axis, grouped by class (source coordinate, target coordinate) and
+/// compressed into PieceGroups (see the file comment).
+class AxisGroups {
+ public:
+  /// Scans the pieces of region `r` on one axis in AxisCut order. `src_coord(k)` and
+  /// `dst_coord(k)` give the coordinate of source / target tile k, in
+  /// [0, grid.src_extent) / [0, grid.dst_extent); groups are kept only for classes with
+  /// `keep(src coordinate, target coordinate)`, the counts below cover every class.
+  /// @pre the region fits both axes (validate_region).
+  /// @post groups_of(c_s, c_t) are sorted by first_piece; together the groups of a kept
+  /// class hold each of its pieces exactly once.
+  template <TileAxis SA, TileAxis TA, class SrcCoord, class DstCoord, class Keep>
+  AxisGroups(const SA& src, const TA& dst, const AxisRegion& r, const AxisGrid& grid,
+             SrcCoord&& src_coord, DstCoord&& dst_coord, Keep&& keep)
+      : grid_(grid) {
+    REDIST_EXPECTS(grid.src_extent >= 1 && grid.dst_extent >= 1);
+    const auto classes =
+        static_cast<std::size_t>(grid.src_extent) * static_cast<std::size_t>(grid.dst_extent);
+    class_first_.assign(classes + 1, 0);
+    dst_pieces_.assign(static_cast<std::size_t>(grid.dst_extent), {});
+    first_src_tile_.assign(static_cast<std::size_t>(grid.src_extent), -1);
+    first_dst_tile_.assign(static_cast<std::size_t>(grid.dst_extent), -1);
+    if (r.length == 0) return;
+    dst_begin_ = dst.tile_of(r.dst_origin);
+    dst_end_ = dst.tile_of(r.dst_origin + r.length - 1) + 1;
+    src_begin_ = src.tile_of(r.src_origin);
+    src_end_ = src.tile_of(r.src_origin + r.length - 1) + 1;
+
+    std::vector<char> kept(classes);
+    for (int cs = 0; cs < grid.src_extent; ++cs)
+      for (int ct = 0; ct < grid.dst_extent; ++ct) kept[class_of(cs, ct)] = keep(cs, ct) ? 1 : 0;
+
+    // Groups in order of their first piece, with their class; one open group per key.
+    std::vector<PieceGroup> open_groups;
+    std::vector<std::size_t> open_class;
+    std::unordered_map<Key, std::size_t, KeyHash> open;
+    const index_t shift = r.shift();
+    index_t piece = 0;
+    for (index_t k = dst_begin_; k < dst_end_; ++k) {
+      const index_t tile_begin = dst.begin(k);
+      const int ct = static_cast<int>(dst_coord(k));
+      REDIST_EXPECTS(0 <= ct && ct < grid.dst_extent);
+      const index_t n = for_each_piece(src, dst, r, k, [&](const Piece& p) {
+        const int cs = static_cast<int>(src_coord(p.src_tile));
+        REDIST_EXPECTS(0 <= cs && cs < grid.src_extent);
+        index_t& first_src = first_src_tile_[static_cast<std::size_t>(cs)];
+        if (first_src < 0) first_src = p.src_tile;
+        const std::size_t c = class_of(cs, ct);
+        if (kept[c]) {
+          const index_t dst_start = tile_begin + p.dst_offset, src_start = dst_start + shift;
+          const Key key{c,
+                        phase(p.src_tile, grid.src_period),
+                        phase(p.dst_tile, grid.dst_period),
+                        p.src_offset,
+                        p.dst_offset,
+                        p.length};
+          const auto [it, inserted] = open.try_emplace(key, open_groups.size());
+          if (inserted || !extend_group(open_groups[it->second], p, piece, src_start)) {
+            it->second = open_groups.size();
+            open_groups.push_back(single_group(p, piece, src_start, dst_start));
+            open_class.push_back(c);
+          }
+        }
+        ++piece;
+      });
+      dst_pieces_[static_cast<std::size_t>(ct)]
+                 [static_cast<std::size_t>(std::min<index_t>(n, 3) - 1)] += 1;
+      index_t& first_dst = first_dst_tile_[static_cast<std::size_t>(ct)];
+      if (first_dst < 0) first_dst = k;
+    }
+    pieces_ = piece;
+
+    // Stable counting sort by class: (class, first_piece) order.
+    for (const std::size_t c : open_class) class_first_[c + 1] += 1;
+    for (std::size_t c = 0; c < classes; ++c) class_first_[c + 1] += class_first_[c];
+    groups_.resize(open_groups.size());
+    std::vector<index_t> next(class_first_.begin(), class_first_.end() - 1);
+    for (std::size_t g = 0; g < open_groups.size(); ++g)
+      groups_[static_cast<std::size_t>(next[open_class[g]]++)] = open_groups[g];
+  }
+
+  /// Every kept group, sorted by (class, first_piece).
+  const std::vector<PieceGroup>& groups() const { return groups_; }
+  /// Moves the groups out (the plan keeps them; this object keeps its counts).
+  std::vector<PieceGroup> take_groups() { return std::move(groups_); }
+  /// Group indices [first, last) of class (source coordinate c_s, target coordinate
+  /// c_t); empty for a class that is not kept. @pre both coordinates in range.
+  std::pair<index_t, index_t> groups_of(int c_s, int c_t) const {
+    const std::size_t c = class_of(c_s, c_t);
+    return {class_first_[c], class_first_[c + 1]};
+  }
+  /// Touched target tiles with coordinate c cut into 1, 2 and 3 or more pieces (the
+  /// per-axis factor of the nine categories).
+  const std::array<index_t, 3>& dst_tiles_by_pieces(int c) const {
+    return dst_pieces_[static_cast<std::size_t>(c)];
+  }
+  /// The first touched source (target) tile with coordinate c, or -1 if none.
+  index_t first_src_tile(int c) const { return first_src_tile_[static_cast<std::size_t>(c)]; }
+  index_t first_dst_tile(int c) const { return first_dst_tile_[static_cast<std::size_t>(c)]; }
+  /// Number of pieces on the axis (kept or not).
+  index_t pieces() const { return pieces_; }
+  /// Touched target tiles [dst_begin, dst_end) and source tiles [src_begin, src_end).
+  index_t dst_begin() const { return dst_begin_; }
+  index_t dst_end() const { return dst_end_; }
+  index_t src_begin() const { return src_begin_; }
+  index_t src_end() const { return src_end_; }
+  const AxisGrid& grid() const { return grid_; }
+  /// Heap bytes held.
+  std::size_t memory_bytes() const {
+    return groups_.capacity() * sizeof(PieceGroup) +
+           (class_first_.capacity() + first_src_tile_.capacity() + first_dst_tile_.capacity()) *
+               sizeof(index_t) +
+           dst_pieces_.capacity() * sizeof(std::array<index_t, 3>);
+  }
+
+ private:
+  // What a piece must share with the previous member of its group besides the steps:
+  // class, tile phases within the coordinate periods, offsets and length. With uniform
+  // tiles and known periods, pieces with one key are exactly one lcm period apart.
+  struct Key {
+    std::size_t cls;
+    index_t src_phase, dst_phase, src_offset, dst_offset, length;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const noexcept {
+      std::uint64_t h = 0x9E3779B97F4A7C15ull;
+      for (const std::uint64_t v :
+           {static_cast<std::uint64_t>(k.cls), static_cast<std::uint64_t>(k.src_phase),
+            static_cast<std::uint64_t>(k.dst_phase), static_cast<std::uint64_t>(k.src_offset),
+            static_cast<std::uint64_t>(k.dst_offset), static_cast<std::uint64_t>(k.length)}) {
+        h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+        h *= 0xBF58476D1CE4E5B9ull;
+      }
+      return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+  };
+  static constexpr index_t phase(index_t k, index_t period) { return period > 0 ? k % period : 0; }
+  std::size_t class_of(int c_s, int c_t) const {
+    return static_cast<std::size_t>(c_s) * static_cast<std::size_t>(grid_.dst_extent) +
+           static_cast<std::size_t>(c_t);
+  }
+
+  AxisGrid grid_;
+  std::vector<PieceGroup> groups_;
+  std::vector<index_t> class_first_;
+  std::vector<std::array<index_t, 3>> dst_pieces_;
+  std::vector<index_t> first_src_tile_;
+  std::vector<index_t> first_dst_tile_;
+  index_t pieces_ = 0;
+  index_t dst_begin_ = 0, dst_end_ = 0, src_begin_ = 0, src_end_ = 0;
+};
+
+/// The AxisGroups of axis A of two layouts with grid distributions, keeping the classes
+/// for which `keep(source coordinate, target coordinate)` holds.
+/// @pre the region fits both layouts (validate_region).
+template <Axis A, class SrcLayout, class DstLayout, class Keep>
+requires GridDistribution<typename SrcLayout::distribution_type> &&
+    GridDistribution<typename DstLayout::distribution_type>
+        AxisGroups make_axis_groups(const SrcLayout& src, const DstLayout& dst, const Region& r,
+                                    Keep&& keep) {
+  const auto& sd = src.distribution();
+  const auto& dd = dst.distribution();
+  const AxisGrid grid{static_cast<int>(sd.grid().template get<A>()),
+                      static_cast<int>(dd.grid().template get<A>()), coordinate_period<A>(sd),
+                      coordinate_period<A>(dd)};
+  const auto src_coord = [&](index_t k) {
+    if constexpr (A == Axis::row) {
+      return static_cast<int>(sd.grid_row(k));
+    } else {
+      return static_cast<int>(sd.grid_col(k));
+    }
+  };
+  const auto dst_coord = [&](index_t k) {
+    if constexpr (A == Axis::row) {
+      return static_cast<int>(dd.grid_row(k));
+    } else {
+      return static_cast<int>(dd.grid_col(k));
+    }
+  };
+  return AxisGroups(axis<A>(src.shape()), axis<A>(dst.shape()), r.axis<A>(), grid, src_coord,
+                    dst_coord, keep);
+}
+
+}  // namespace redist

@@ -1,0 +1,116 @@
+#pragma once
+/// @file plan/block_family.hpp
+/// Block families, the unit of the compact plan, and the one definition of the order and
+/// buffer layout of the messages built from them.
+///
+/// A family is (row group) x (column group): the Cartesian product of a strided run of
+/// row pieces and a strided run of column pieces (axis_groups.hpp), i.e. a 2-D product
+/// of strided blocks. Its segments are the products of one row member and one column
+/// member: segment (a, b) is the row piece rows.member(a) times the column piece
+/// cols.member(b), exactly a segment of the per-segment plan (plan.hpp).
+///
+/// Order and buffer layout (identical on the sending and the receiving rank, derived
+/// without exchanging sizes):
+/// - messages are ordered by (batch, peer); a message carries every family between its
+///   two ranks in its batch;
+/// - inside a message, families are ordered by (column group, first column member,
+///   row group, first row member); group order is (class, first piece) on every rank,
+///   so the order is the same at both ends although each rank numbers only its groups;
+/// - the messages of a batch lie back to back in the batch buffer, in message order,
+///   from offset 0 (Message::buffer_offset, FamilyList::batch_elements: the meaning of
+///   plan.hpp's Message and Direction);
+/// - inside a message, families lie back to back in family order; family f is a dense
+///   column-major block of (rows.count * rows.length) x (cols.count * cols.length)
+///   elements at f.buffer_offset: element i of row member a and element j of column
+///   member b is at f.buffer_offset + (a * rows.length + i) + (b * cols.length + j) * ld,
+///   ld = rows.count * rows.length.
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include <redist/config.hpp>
+#include <redist/plan.hpp>
+#include <redist/plan/axis_groups.hpp>
+
+namespace redist {
+
+/// Members [first, first + count) of group `group` of one axis of a CompactPlan.
+struct GroupRange {
+  index_t group = 0;
+  index_t first = 0;
+  index_t count = 0;
+  friend constexpr bool operator==(const GroupRange&, const GroupRange&) = default;
+};
+
+/// Rows x columns of strided pieces, and where its dense block sits in its batch buffer.
+struct BlockFamily {
+  GroupRange rows;            ///< into CompactPlan::row_groups
+  GroupRange cols;            ///< into CompactPlan::col_groups
+  index_t buffer_offset = 0;  ///< batch-buffer offset of element (0, 0)
+  friend constexpr bool operator==(const BlockFamily&, const BlockFamily&) = default;
+};
+
+/// Everything one rank sends, receives, or copies locally, as families.
+struct FamilyList {
+  std::vector<BlockFamily> families;    ///< message after message, each in family order
+  std::vector<Message> messages;        ///< by (batch, peer); first/count index `families`
+  std::vector<index_t> batch_elements;  ///< buffer elements each batch needs
+  index_t elements = 0;                 ///< elements of all families
+  index_t segments = 0;                 ///< segments (row member x column member) of all
+};
+
+/// Calls f(row piece, column piece, offset) for every segment of the family whose rows and
+/// columns are `rows` and `cols` (see CompactPlan::rows / cols), columns outer, rows
+/// inner; offset is the segment's (0, 0) relative to the family's block, whose leading
+/// dimension is rows.elements().
+/// @post visits rows.count * cols.count segments; offsets follow the file's layout.
+template <class F>
+constexpr void for_each_segment(const PieceGroup& rows, const PieceGroup& cols, F&& f) {
+  const index_t ld = rows.elements();
+  for (index_t b = 0; b < cols.count; ++b)
+    for (index_t a = 0; a < rows.count; ++a)
+      f(rows.member(a), cols.member(b), a * rows.length + b * cols.length * ld);
+}
+
+namespace detail {
+
+/// The family order of a message (see the file comment).
+constexpr bool family_order(const BlockFamily& x, const BlockFamily& y) {
+  if (x.cols.group != y.cols.group) return x.cols.group < y.cols.group;
+  if (x.cols.first != y.cols.first) return x.cols.first < y.cols.first;
+  if (x.rows.group != y.rows.group) return x.rows.group < y.rows.group;
+  return x.rows.first < y.rows.first;
+}
+
+/// Appends the message (peer, batch) made of `families` to `d`: puts them in family
+/// order, lays them out after the batch's earlier messages and counts them.
+/// @pre messages are appended in (batch, peer) order; d.batch_elements covers `batch`;
+/// families is not empty.
+inline void append_message(FamilyList& d, int peer, index_t batch,
+                           std::vector<BlockFamily>& families, const std::vector<PieceGroup>& rows,
+                           const std::vector<PieceGroup>& cols) {
+  REDIST_EXPECTS(!families.empty());
+  REDIST_EXPECTS(d.messages.empty() || d.messages.back().batch < batch ||
+                 (d.messages.back().batch == batch && d.messages.back().peer < peer));
+  if (!std::is_sorted(families.begin(), families.end(), family_order))
+    std::sort(families.begin(), families.end(), family_order);
+  index_t& batch_elements = d.batch_elements[static_cast<std::size_t>(batch)];
+  Message m{peer, batch, static_cast<index_t>(d.families.size()), 0, 0, batch_elements};
+  for (BlockFamily f : families) {
+    const PieceGroup& r = rows[static_cast<std::size_t>(f.rows.group)];
+    const PieceGroup& c = cols[static_cast<std::size_t>(f.cols.group)];
+    const index_t n = f.rows.count * r.length * f.cols.count * c.length;
+    f.buffer_offset = m.buffer_offset + m.elements;
+    d.families.push_back(f);
+    m.count += 1;
+    m.elements += n;
+    d.segments += f.rows.count * f.cols.count;
+  }
+  batch_elements += m.elements;
+  d.elements += m.elements;
+  d.messages.push_back(m);
+}
+
+}  // namespace detail
+}  // namespace redist

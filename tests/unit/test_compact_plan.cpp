@@ -1,0 +1,564 @@
+// The compact plan (plan/compact_plan.hpp) against the per-segment plan (plan.hpp), on every
+// rank of virtual communicators: expanding every family moves exactly what make_plan moves
+// (every region element once, from the right source owner to the right target owner),
+// message sizes per (sender, receiver, batch) agree, both ends list the same families in the
+// same order at the same buffer offsets, statistics are equal, and errors are the same.
+// Then the per-axis compression (the worked example of plan/axis_groups.hpp, the lcm period)
+// and the scale cases of issue 9 (2000^2 and 10^6^2 with 1x1 tiles, 4000^2 4x4 -> 5x5).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <redist/axis_cut.hpp>
+#include <redist/distributions/block_cyclic.hpp>
+#include <redist/distributions/random.hpp>
+#include <redist/error.hpp>
+#include <redist/layout.hpp>
+#include <redist/plan.hpp>
+#include <redist/plan/axis_groups.hpp>
+#include <redist/plan/block_family.hpp>
+#include <redist/plan/compact_plan.hpp>
+#include <redist/tile_shapes/irregular_axis.hpp>
+#include <redist/tile_shapes/uniform_axis.hpp>
+
+#include <doctest/doctest.h>
+
+#include "unit_test_support.hpp"
+
+namespace {
+
+using namespace redist;
+using test::Rng;
+
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// A user grid distribution: scattered grid rows and columns, no period, several grid
+/// coordinates per rank, and (when `bad` >= 0) coordinate `bad` mapped outside the ranks.
+/// Not OwnersInRange, so every owner check runs.
+struct ScatteredGrid {
+  int P = 1, Q = 1, nranks = 1;
+  std::uint64_t seed = 0;
+  int bad = -1;
+  int ranks() const { return nranks; }
+  Extents grid() const { return {P, Q}; }
+  int grid_row(index_t m) const {
+    return static_cast<int>(mix(seed ^ static_cast<std::uint64_t>(m)) % static_cast<unsigned>(P));
+  }
+  int grid_col(index_t n) const {
+    return static_cast<int>(mix(~seed ^ static_cast<std::uint64_t>(n)) % static_cast<unsigned>(Q));
+  }
+  int rank_of(GridCoord g) const {
+    const int k = g.p * Q + g.q;
+    return k == bad ? (k % 2 ? -1 : 1 << 20) : k % nranks;
+  }
+  int owner(TileIndex t) const { return rank_of({grid_row(t.m), grid_col(t.n)}); }
+};
+static_assert(GridDistribution<ScatteredGrid> && !OwnersInRange<ScatteredGrid>);
+
+/// Block-cyclic owners behind a type that hides the grid: takes the fallback.
+struct OpaqueBlockCyclic {
+  BlockCyclic bc{1, 1};
+  static constexpr bool owners_in_range = true;
+  int ranks() const { return bc.ranks(); }
+  int owner(TileIndex t) const { return bc.owner(t); }
+};
+static_assert(!GridDistribution<OpaqueBlockCyclic>);
+
+using Shape = Tiling<IrregularAxis, IrregularAxis>;
+
+IrregularAxis random_axis(Rng& g, index_t extent) {
+  std::vector<index_t> b{0};
+  if (g.chance(60)) {  // uniform, partial last tile
+    const index_t t = g.in(1, 7);
+    for (index_t x = t; x < extent; x += t) b.push_back(x);
+  } else {  // irregular, 1x1 tiles included
+    for (index_t x = g.in(1, 6); x < extent; x += g.in(1, 6)) b.push_back(x);
+  }
+  b.push_back(extent);
+  return IrregularAxis(std::move(b));
+}
+
+std::pair<int, int> random_grid(Rng& g, int np) {
+  std::vector<std::pair<int, int>> grids;
+  for (int p = 1; p <= 4; ++p)
+    for (int q = 1; q <= 4 && p * q <= np; ++q) grids.push_back({p, q});
+  return grids[static_cast<std::size_t>(g.in(0, static_cast<index_t>(grids.size()) - 1))];
+}
+
+BlockCyclic random_block_cyclic(Rng& g, int np) {
+  const auto [P, Q] = random_grid(g, np);
+  return BlockCyclic(P, Q, g.in(1, 3), g.in(1, 3),
+                     GridCoord{static_cast<int>(g.in(0, P - 1)), static_cast<int>(g.in(0, Q - 1))},
+                     g.chance(30) ? GridOrder::column_major : GridOrder::row_major);
+}
+
+ScatteredGrid random_scattered(Rng& g, int np) {
+  const auto [P, Q] = random_grid(g, np);
+  return ScatteredGrid{P, Q, static_cast<int>(g.in(1, std::min(np, P * Q))), g.engine(), -1};
+}
+
+template <class D>
+D random_distribution(Rng& g, int np);
+template <>
+BlockCyclic random_distribution<BlockCyclic>(Rng& g, int np) {
+  return random_block_cyclic(g, np);
+}
+template <>
+ScatteredGrid random_distribution<ScatteredGrid>(Rng& g, int np) {
+  return random_scattered(g, np);
+}
+template <>
+RandomDistribution random_distribution<RandomDistribution>(Rng& g, int np) {
+  return RandomDistribution(static_cast<int>(g.in(1, np)), g.engine());
+}
+template <>
+OpaqueBlockCyclic random_distribution<OpaqueBlockCyclic>(Rng& g, int np) {
+  return OpaqueBlockCyclic{random_block_cyclic(g, np)};
+}
+
+template <class SD, class DD>
+struct Config {
+  Layout<Shape, SD> src;
+  Layout<Shape, DD> dst;
+  Region region;
+  int np;
+  PlanOptions options;
+};
+
+template <class SD, class DD>
+Config<SD, DD> random_config(Rng& g) {
+  const int np = g.chance(85) ? static_cast<int>(g.in(1, 6)) : static_cast<int>(g.in(7, 16));
+  const index_t sm = g.in(1, 48), sn = g.in(1, 48), dm = g.in(1, 48), dn = g.in(1, 48);
+  Layout<Shape, SD> src{Shape{random_axis(g, sm), random_axis(g, sn)},
+                        random_distribution<SD>(g, np)};
+  Layout<Shape, DD> dst{Shape{random_axis(g, dm), random_axis(g, dn)},
+                        random_distribution<DD>(g, np)};
+  const index_t rows = g.in(0, std::min(sm, dm)), cols = g.in(0, std::min(sn, dn));
+  const Region r{{rows, cols},
+                 {g.in(0, sm - rows), g.in(0, sn - cols)},
+                 {g.in(0, dm - rows), g.in(0, dn - cols)}};
+  PlanOptions o;
+  const index_t b = g.in(0, 3);
+  o.batch = b == 3 ? 0 : b;
+  if (g.chance(25)) o.max_buffer_bytes = 256;  // several automatic batches
+  return {std::move(src), std::move(dst), r, np, o};
+}
+
+void check_stats(const PlanStats& got, const PlanStats& want) {
+  CHECK(got.elements_sent == want.elements_sent);
+  CHECK(got.elements_received == want.elements_received);
+  CHECK(got.elements_local == want.elements_local);
+  CHECK(got.messages_sent == want.messages_sent);
+  CHECK(got.messages_received == want.messages_received);
+  CHECK(got.segments_sent == want.segments_sent);
+  CHECK(got.segments_received == want.segments_received);
+  CHECK(got.segments_local == want.segments_local);
+  CHECK(got.dst_tiles == want.dst_tiles);
+  CHECK(got.categories == want.categories);
+  CHECK(got.buffer_elements == want.buffer_elements);
+}
+
+/// Every member of g is the AxisCut piece it claims to be, at the global elements it claims.
+template <class SA, class TA>
+void check_group(const PieceGroup& g, const AxisCut& cut, const SA& src, const TA& dst,
+                 const AxisRegion& r) {
+  REQUIRE(g.count >= 1);
+  CHECK(g.src_start - g.dst_start == r.shift());
+  for (index_t t = 0; t < g.count; ++t) {
+    const index_t k = g.first_piece + t * g.piece_step;
+    REQUIRE(k >= 0);
+    REQUIRE(k < static_cast<index_t>(cut.pieces().size()));
+    const Piece p = g.member(t);
+    CHECK(cut.piece(k) == p);
+    CHECK(g.src_start + t * g.stride == src.begin(p.src_tile) + p.src_offset);
+    CHECK(g.dst_start + t * g.stride == dst.begin(p.dst_tile) + p.dst_offset);
+  }
+}
+
+/// A family as both ends must see it: members and offset inside its message.
+struct FamilyView {
+  PieceGroup rows, cols;
+  index_t offset;
+  friend bool operator==(const FamilyView&, const FamilyView&) = default;
+};
+using MessageKey = std::tuple<int, int, index_t>;  // sender, receiver, batch
+
+struct Totals {
+  index_t groups = 0, compressed = 0, families = 0, segments = 0;
+};
+
+template <class SD, class DD>
+void check_config(const Config<SD, DD>& c, Totals& totals) {
+  const Region& r = c.region;
+  const auto &sr = c.src.shape().rows(), &sc = c.src.shape().cols();
+  const auto &dr = c.dst.shape().rows(), &dc = c.dst.shape().cols();
+  const AxisCut row_cut(sr, dr, r.axis<Axis::row>()), col_cut(sc, dc, r.axis<Axis::col>());
+  std::vector<int> received(static_cast<std::size_t>(r.extent.size()), 0);
+  std::vector<int> sent(received.size(), 0);
+  std::map<MessageKey, index_t> want, got_sent, got_received;
+  std::map<MessageKey, std::vector<FamilyView>> sent_lists, received_lists;
+
+  for (int rank = 0; rank < c.np; ++rank) {
+    CAPTURE(rank);
+    const Plan p = make_plan(c.src, c.dst, r, rank, c.np, c.options);
+    const CompactPlan cp = make_compact_plan(c.src, c.dst, r, rank, c.np, c.options);
+    CHECK(cp.periodic == (GridDistribution<SD> && GridDistribution<DD>));
+    CHECK(cp.batch == p.batch);
+    CHECK(cp.batches == p.batches);
+    check_stats(cp.stats, p.stats);
+    for (const Message& m : p.send.messages) want[{rank, m.peer, m.batch}] += m.elements;
+
+    for (const PieceGroup& g : cp.row_groups) check_group(g, row_cut, sr, dr, r.axis<Axis::row>());
+    for (const PieceGroup& g : cp.col_groups) check_group(g, col_cut, sc, dc, r.axis<Axis::col>());
+    totals.groups += static_cast<index_t>(cp.row_groups.size() + cp.col_groups.size());
+    for (const auto* gs : {&cp.row_groups, &cp.col_groups})
+      for (const PieceGroup& g : *gs) totals.compressed += g.count > 1;
+
+    enum class Kind { send, recv, local };
+    const auto check_direction = [&](const FamilyList& d, Kind kind) {
+      REQUIRE(d.batch_elements.size() == static_cast<std::size_t>(cp.batches));
+      std::vector<index_t> batch_fill(d.batch_elements.size(), 0);
+      index_t next_family = 0, elements = 0, segments = 0;
+      for (std::size_t k = 0; k < d.messages.size(); ++k) {
+        const Message& m = d.messages[k];
+        if (k > 0) {
+          const Message& prev = d.messages[k - 1];
+          CHECK((prev.batch < m.batch || (prev.batch == m.batch && prev.peer < m.peer)));
+        }
+        REQUIRE(m.batch >= 0);
+        REQUIRE(m.batch < cp.batches);
+        CHECK(m.count >= 1);
+        CHECK((kind == Kind::local) == (m.peer == rank));
+        // Messages of a batch back to back; families of a message back to back, dense.
+        CHECK(m.first == next_family);
+        CHECK(m.buffer_offset == batch_fill[static_cast<std::size_t>(m.batch)]);
+        const int sender = kind == Kind::send ? rank : m.peer;
+        const int receiver = kind == Kind::send ? m.peer : rank;
+        std::vector<FamilyView> views;
+        index_t offset = 0;
+        for (index_t f = m.first; f < m.first + m.count; ++f) {
+          const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
+          if (f > m.first)
+            CHECK(detail::family_order(d.families[static_cast<std::size_t>(f - 1)], fam));
+          CHECK(fam.buffer_offset == m.buffer_offset + offset);
+          const PieceGroup rows = cp.rows(fam), cols = cp.cols(fam);
+          views.push_back({rows, cols, offset});
+          const index_t ld = rows.elements();
+          offset += cp.elements(fam);
+          segments += rows.count * cols.count;
+          for_each_segment(rows, cols, [&](const Piece& pr, const Piece& pc, index_t at) {
+            CHECK(at >= 0);
+            CHECK(at + (pc.length - 1) * ld + pr.length <= cp.elements(fam));
+            const TileIndex y{pr.src_tile, pc.src_tile}, t{pr.dst_tile, pc.dst_tile};
+            CHECK(c.src.owner(y) == sender);
+            CHECK(c.dst.owner(t) == receiver);
+            CHECK((pc.src_tile - col_cut.src_begin()) / cp.batch == m.batch);
+            CHECK(pr.src_offset + pr.length <= sr.size(pr.src_tile));
+            CHECK(pc.src_offset + pc.length <= sc.size(pc.src_tile));
+            CHECK(pr.dst_offset + pr.length <= dr.size(pr.dst_tile));
+            CHECK(pc.dst_offset + pc.length <= dc.size(pc.dst_tile));
+            const index_t i0 = dr.begin(pr.dst_tile) + pr.dst_offset - r.dst_origin.i;
+            const index_t j0 = dc.begin(pc.dst_tile) + pc.dst_offset - r.dst_origin.j;
+            for (index_t j = j0; j < j0 + pc.length; ++j)
+              for (index_t i = i0; i < i0 + pr.length; ++i) {
+                REQUIRE(i >= 0);
+                REQUIRE(i < r.extent.rows);
+                REQUIRE(j >= 0);
+                REQUIRE(j < r.extent.cols);
+                auto& cell = (kind == Kind::send
+                                  ? sent
+                                  : received)[static_cast<std::size_t>(i + j * r.extent.rows)];
+                cell += 1;
+              }
+          });
+        }
+        CHECK(m.elements == offset);
+        batch_fill[static_cast<std::size_t>(m.batch)] += m.elements;
+        elements += m.elements;
+        next_family += m.count;
+        if (kind == Kind::send) {
+          got_sent[{sender, receiver, m.batch}] += m.elements;
+          sent_lists[{sender, receiver, m.batch}] = std::move(views);
+        } else if (kind == Kind::recv) {
+          got_received[{sender, receiver, m.batch}] += m.elements;
+          received_lists[{sender, receiver, m.batch}] = std::move(views);
+        }
+      }
+      CHECK(next_family == static_cast<index_t>(d.families.size()));
+      CHECK(batch_fill == d.batch_elements);
+      CHECK(elements == d.elements);
+      CHECK(segments == d.segments);
+      totals.families += static_cast<index_t>(d.families.size());
+      totals.segments += segments;
+    };
+    check_direction(cp.send, Kind::send);
+    check_direction(cp.recv, Kind::recv);
+    check_direction(cp.local, Kind::local);
+  }
+  // Every element received or copied exactly once; sent at most once, and exactly the
+  // received ones: both ends list the same families in the same order and offsets.
+  for (const int v : received) CHECK(v == 1);
+  for (const int v : sent) CHECK(v <= 1);
+  CHECK(got_sent == want);
+  CHECK(got_received == want);
+  CHECK(sent_lists.size() == received_lists.size());
+  for (const auto& [key, list] : sent_lists) {
+    const auto it = received_lists.find(key);
+    REQUIRE(it != received_lists.end());
+    CHECK(it->second == list);
+  }
+}
+
+template <class SD, class DD>
+void run_random_configs(std::uint64_t seed, int count, bool expect_compression) {
+  Rng g(seed);
+  Totals totals;
+  for (int k = 0; k < count; ++k) {
+    const Config<SD, DD> c = random_config<SD, DD>(g);
+    CAPTURE(k);
+    CAPTURE(c.np);
+    CAPTURE(c.region.extent);
+    check_config(c, totals);
+  }
+  MESSAGE(totals.groups, " groups (", totals.compressed, " with several pieces), ", totals.families,
+          " families for ", totals.segments, " segments");
+  if (expect_compression) CHECK(totals.families < totals.segments);
+}
+
+TEST_CASE("compact plan: block-cyclic to block-cyclic moves exactly make_plan's segments") {
+  run_random_configs<BlockCyclic, BlockCyclic>(0xC0FFEE, 300, true);
+}
+
+TEST_CASE("compact plan: user grids (scattered, several coordinates per rank)") {
+  run_random_configs<ScatteredGrid, BlockCyclic>(0xBEEF, 80, false);
+  run_random_configs<BlockCyclic, ScatteredGrid>(0xFEED, 80, false);
+  run_random_configs<ScatteredGrid, ScatteredGrid>(0xD00D, 80, false);
+}
+
+TEST_CASE("compact plan: fallback for random owners and mixed pairs") {
+  run_random_configs<RandomDistribution, RandomDistribution>(0xAB, 80, true);
+  run_random_configs<BlockCyclic, RandomDistribution>(0xAC, 80, true);
+  run_random_configs<RandomDistribution, BlockCyclic>(0xAD, 80, true);
+  run_random_configs<OpaqueBlockCyclic, BlockCyclic>(0xAE, 80, true);
+}
+
+TEST_CASE("compact plan: the worked example of axis_groups.hpp") {
+  // 24 rows; source tiles of 2 on grid rows 0 1 0 1 ..., target tiles of 3 on 0 1 0 1 ...
+  const Layout src{Tiling{UniformAxis<>(24, 2), UniformAxis<>(1, 1)}, BlockCyclic(2, 1)};
+  const Layout dst{Tiling{UniformAxis<>(24, 3), UniformAxis<>(1, 1)}, BlockCyclic(2, 1)};
+  const AxisGroups rows =
+      make_axis_groups<Axis::row>(src, dst, Region::whole({24, 1}), [](int, int) { return true; });
+  CHECK(rows.pieces() == 16);
+  const auto [g0, g1] = rows.groups_of(0, 0);
+  REQUIRE(g1 - g0 == 2);
+  CHECK(rows.groups()[static_cast<std::size_t>(g0)] ==
+        PieceGroup{0, 8, 2, 2, 0, 0, 12, 0, 6, 0, 4, 0, 0});
+  CHECK(rows.groups()[static_cast<std::size_t>(g0 + 1)] ==
+        PieceGroup{5, 8, 2, 1, 8, 8, 12, 4, 6, 2, 4, 0, 2});
+  // One period holds 8 pieces: every piece recurs once, so 8 groups of 2 in all.
+  CHECK(rows.groups().size() == 8);
+  for (const PieceGroup& g : rows.groups()) CHECK(g.count == 2);
+  // Target tiles: coordinate 0 holds tiles 0, 2, 4, 6, each cut in two.
+  CHECK(rows.dst_tiles_by_pieces(0) == std::array<index_t, 3>{0, 4, 0});
+}
+
+TEST_CASE("compact plan: uniform block-cyclic classes hold one group per piece of a period") {
+  // 4000 rows, 4 -> 5 tiles, 2 -> 3 grid rows: period lcm(4*2, 5*3) = 120 elements, 48 pieces
+  // (30 source + 24 target boundaries, 6 shared), shifted region: a few extra at the ends.
+  const index_t M = 4000;
+  const Layout src{Tiling{UniformAxis<>(M, 4), UniformAxis<>(1, 1)}, BlockCyclic(2, 1)};
+  const Layout dst{Tiling{UniformAxis<>(M, 5), UniformAxis<>(1, 1)}, BlockCyclic(3, 1, 2, 1)};
+  const Region r{{3900, 1}, {37, 0}, {11, 0}};
+  const AxisGroups rows = make_axis_groups<Axis::row>(src, dst, r, [](int, int) { return true; });
+  const index_t period_pieces = 120 / 4 + (120 * 2) / (5 * 2) - 120 / 20;  // kp = 2 on dst
+  CAPTURE(period_pieces);
+  CHECK(rows.groups().size() <= static_cast<std::size_t>(period_pieces + 4));
+  index_t pieces = 0;
+  for (const PieceGroup& g : rows.groups()) pieces += g.count;
+  CHECK(pieces == rows.pieces());
+}
+
+TEST_CASE("compact plan: same errors as make_plan") {
+  using S = Tiling<UniformAxis<>, UniformAxis<>>;
+  const Layout l{S{UniformAxis<>(10, 3), UniformAxis<>(10, 3)}, BlockCyclic(2, 1)};
+  const Layout big{S{UniformAxis<>(10, 3), UniformAxis<>(10, 3)}, BlockCyclic(2, 3)};
+  const Region r = Region::whole({10, 10});
+  const auto same = [](auto&& a, auto&& b) {
+    const std::string wa = test::message_of<error>(a), wb = test::message_of<error>(b);
+    CHECK(wa != "<no exception>");
+    CHECK(wa == wb);
+  };
+  PlanOptions o;
+  o.batch = -1;
+  same([&] { make_plan(l, l, r, 0, 2, o); }, [&] { make_compact_plan(l, l, r, 0, 2, o); });
+  same([&] { make_plan(l, l, r, 2, 2); }, [&] { make_compact_plan(l, l, r, 2, 2); });
+  same([&] { make_plan(l, l, r, 0, 0); }, [&] { make_compact_plan(l, l, r, 0, 0); });
+  same([&] { make_plan(big, l, r, 0, 4); }, [&] { make_compact_plan(big, l, r, 0, 4); });
+  same(
+      [&] {
+        make_plan(l, big, Region{{0, 0}, {0, 0}, {0, 0}}, 0, 4);
+      },
+      [&] {
+        make_compact_plan(l, big, Region{{0, 0}, {0, 0}, {0, 0}}, 0, 4);
+      });
+  same(
+      [&] {
+        make_plan(l, l, Region{{5, 5}, {6, 0}, {0, 0}}, 0, 2);
+      },
+      [&] {
+        make_compact_plan(l, l, Region{{5, 5}, {6, 0}, {0, 0}}, 0, 2);
+      });
+}
+
+TEST_CASE("compact plan: a grid owner outside the communicator fails on the same ranks") {
+  // Each rank throws (a distribution_error naming the same side) exactly when make_plan does.
+  Rng g(0xBAD);
+  int thrown = 0;
+  for (int k = 0; k < 120; ++k) {
+    auto c = random_config<ScatteredGrid, ScatteredGrid>(g);
+    const bool on_source = g.chance(50);
+    ScatteredGrid bad = on_source ? c.src.distribution() : c.dst.distribution();
+    bad.bad = static_cast<int>(g.in(0, bad.P * bad.Q - 1));
+    if (on_source)
+      c.src = Layout<Shape, ScatteredGrid>(c.src.shape(), bad);
+    else
+      c.dst = Layout<Shape, ScatteredGrid>(c.dst.shape(), bad);
+    for (int rank = 0; rank < c.np; ++rank) {
+      CAPTURE(k);
+      CAPTURE(rank);
+      const std::string want = test::message_of<distribution_error>(
+          [&] { make_plan(c.src, c.dst, c.region, rank, c.np, c.options); });
+      const std::string got = test::message_of<distribution_error>(
+          [&] { make_compact_plan(c.src, c.dst, c.region, rank, c.np, c.options); });
+      CHECK((want == "<no exception>") == (got == "<no exception>"));
+      CHECK(want.substr(0, want.find(".owner(")) == got.substr(0, got.find(".owner(")));
+      thrown += want != "<no exception>";
+    }
+  }
+  CHECK(thrown > 0);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
+
+TEST_CASE("compact plan: 2000^2, 1x1 tiles, grids 1x2 -> 2x1 (issue 9)") {
+  const index_t N = 2000;
+  const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};
+  const Layout dst{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(2, 1)};
+  for (int rank : {0, 1}) {
+    CAPTURE(rank);
+    const auto t0 = std::chrono::steady_clock::now();
+    const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), rank, 2);
+    const double s = seconds_since(t0);
+    MESSAGE("2000^2 1x1 rank ", rank, ": ", s * 1e3, " ms, ", p.memory_bytes(), " bytes, ",
+            p.row_groups.size() + p.col_groups.size(), " groups, ",
+            p.send.families.size() + p.recv.families.size() + p.local.families.size(), " families");
+    CHECK(s < 0.2);
+    CHECK(p.memory_bytes() < 1024 * 1024);
+    // Rank r: source columns = r mod 2, target rows = r mod 2; a quarter of the matrix each.
+    const index_t q = N * N / 4;
+    CHECK(p.stats.elements_sent == q);
+    CHECK(p.stats.elements_received == q);
+    CHECK(p.stats.elements_local == q);
+    CHECK(p.stats.segments_sent == q);
+    CHECK(p.stats.segments_received == q);
+    CHECK(p.stats.segments_local == q);
+    CHECK(p.stats.messages_sent == 1);
+    CHECK(p.stats.messages_received == 1);
+    CHECK(p.stats.dst_tiles == N * N / 2);
+    CHECK(p.stats.categories[0] == N * N / 2);
+    CHECK(p.stats.buffer_elements == 2 * q);
+    // One family per message: every other row x every other column.
+    CHECK(p.send.families.size() == 1);
+    CHECK(p.recv.families.size() == 1);
+    CHECK(p.local.families.size() == 1);
+  }
+}
+
+TEST_CASE("compact plan: equals make_plan at 300^2 with 1x1 tiles, and beats its time") {
+  const index_t N = 300;
+  const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};
+  const Layout dst{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(2, 1)};
+  for (int rank : {0, 1}) {
+    auto t0 = std::chrono::steady_clock::now();
+    const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 2);
+    const double segment_s = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const CompactPlan cp = make_compact_plan(src, dst, Region::whole({N, N}), rank, 2);
+    const double compact_s = seconds_since(t0);
+    MESSAGE("300^2 1x1 rank ", rank, ": make_plan ", segment_s * 1e3, " ms (", p.memory_bytes(),
+            " bytes), compact ", compact_s * 1e3, " ms (", cp.memory_bytes(), " bytes)");
+    check_stats(cp.stats, p.stats);
+  }
+}
+
+TEST_CASE("compact plan: 4000^2, 4x4 -> 5x5 tiles, grids 2x2 -> 3x3 (issue 9)") {
+  const index_t N = 4000;
+  const Layout src{Uniform{UniformAxis<>(N, 4), UniformAxis<>(N, 4)}, BlockCyclic(2, 2)};
+  const Layout dst{Uniform{UniformAxis<>(N, 5), UniformAxis<>(N, 5)}, BlockCyclic(3, 3)};
+  index_t sent = 0, received = 0, local = 0, tiles = 0;
+  for (int rank = 0; rank < 9; ++rank) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), rank, 9);
+    const double s = seconds_since(t0);
+    if (rank == 0 || rank == 8)
+      MESSAGE("4000^2 4->5 rank ", rank, ": ", s * 1e3, " ms, ", p.memory_bytes(), " bytes, ",
+              p.row_groups.size() + p.col_groups.size(), " groups, ",
+              p.send.families.size() + p.recv.families.size() + p.local.families.size(),
+              " families, ", p.stats.segments_sent + p.stats.segments_received, " segments");
+    CHECK(s < 0.2);
+    CHECK(p.memory_bytes() < 1024 * 1024);
+    sent += p.stats.elements_sent;
+    received += p.stats.elements_received;
+    local += p.stats.elements_local;
+    tiles += p.stats.dst_tiles;
+  }
+  CHECK(sent == received);
+  CHECK(received + local == N * N);
+  CHECK(tiles == (N / 5) * (N / 5));
+  // Rank 0 against the per-segment plan.
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan p = make_plan(src, dst, Region::whole({N, N}), 0, 9);
+  MESSAGE("4000^2 4->5 rank 0: make_plan ", seconds_since(t0) * 1e3, " ms, ", p.memory_bytes(),
+          " bytes");
+  check_stats(make_compact_plan(src, dst, Region::whole({N, N}), 0, 9).stats, p.stats);
+}
+
+TEST_CASE("compact plan: 10^6 x 10^6, 1x1 tiles, grids 1x2 -> 2x1") {
+  const index_t N = 1000000;
+  const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};
+  const Layout dst{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(2, 1)};
+  for (index_t batch : {index_t{0}, N}) {
+    PlanOptions o;
+    o.batch = batch;
+    const auto t0 = std::chrono::steady_clock::now();
+    const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), 0, 2, o);
+    const double s = seconds_since(t0);
+    MESSAGE("10^6^2 1x1 rank 0, ", p.batches, " batches: ", s * 1e3, " ms, ", p.memory_bytes(),
+            " bytes, ", p.send.families.size() + p.recv.families.size() + p.local.families.size(),
+            " families");
+    CHECK(s < 2.0);
+    const index_t q = N / 2 * (N / 2);
+    CHECK(p.stats.elements_sent == q);
+    CHECK(p.stats.elements_received == q);
+    CHECK(p.stats.elements_local == q);
+    CHECK(p.stats.segments_sent == q);
+    CHECK(p.stats.dst_tiles == N / 2 * N);
+    CHECK(p.stats.messages_sent == p.batches);
+  }
+}
+
+}  // namespace
