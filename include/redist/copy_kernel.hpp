@@ -1,9 +1,9 @@
 #pragma once
 /// @file copy_kernel.hpp
-/// The one data-movement primitive: copy a rows x cols column-major block between two
+/// The one data-movement primitive: a rows x cols column-major block copied between two
 /// strided locations in one memory space. Packing (tile -> message buffer), unpacking
-/// (buffer -> tile) and local copies (tile -> tile) are all this kernel. Runs in the
-/// memory space's default execution space.
+/// (buffer -> tile) and local copies (tile -> tile) are all block copies, run in batches
+/// by copy_program.hpp.
 
 #include <cstddef>
 #include <cstdint>
@@ -101,39 +101,5 @@ inline void streaming_fence() {
 }
 
 }  // namespace detail
-
-/// Runs one BlockCopy in MemorySpace as a Kokkos kernel. Host memory: one memcpy per
-/// column (one for a contiguous block), parallel over columns, streaming or not; on the
-/// Serial backend the launch costs nothing measurable (redist-bench, standard suite).
-/// Device memory: a 2-D range kernel.
-template <class MemorySpace, class T>
-void copy_block(const BlockCopy<T>& c) {
-  using exec = typename MemorySpace::execution_space;
-  if (c.rows == 0 || c.cols == 0) return;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible) {
-    // A contiguous block is one long column: one memcpy.
-    const bool contiguous = (c.rows == c.lds && c.rows == c.ldd) || c.cols == 1;
-    const index_t cols = contiguous ? 1 : c.cols;
-    const std::size_t bytes =
-        static_cast<std::size_t>(contiguous ? c.rows * c.cols : c.rows) * sizeof(T);
-    if (c.streaming)
-      Kokkos::parallel_for(
-          "redist::copy_block", Kokkos::RangePolicy<exec>(0, cols),
-          [=](index_t j) { detail::copy_streaming(c.dst + j * c.ldd, c.src + j * c.lds, bytes); });
-    else
-      Kokkos::parallel_for(
-          "redist::copy_block", Kokkos::RangePolicy<exec>(0, cols),
-          [=](index_t j) { std::memcpy(c.dst + j * c.ldd, c.src + j * c.lds, bytes); });
-  } else {
-    const T* src = c.src;
-    T* dst = c.dst;
-    const index_t lds = c.lds, ldd = c.ldd;
-    Kokkos::parallel_for(
-        "redist::copy_block",
-        Kokkos::MDRangePolicy<exec, Kokkos::Rank<2, Kokkos::Iterate::Left>>({0, 0},
-                                                                            {c.rows, c.cols}),
-        KOKKOS_LAMBDA(index_t i, index_t j) { dst[i + j * ldd] = src[i + j * lds]; });
-  }
-}
 
 }  // namespace redist

@@ -1,55 +1,32 @@
 #pragma once
 /// @file executor.hpp
-/// Runs one rank's task graph (task_graph.hpp) with Kokkos copies and Boost.MPI
-/// point-to-point messages. With node_shared.hpp and detail/executor_transport.hpp (its
-/// set-up at connect()), the only code that talks to MPI besides the collective error guard.
+/// Runs one rank's task graph (task_graph.hpp): copy programs (copy_program.hpp) on an
+/// execution-space instance, messages through Boost.MPI. With node_shared.hpp and
+/// detail/executor_transport.hpp (its set-up at connect()), the only code that talks to
+/// MPI besides the collective error guard.
 ///
-/// Order of work (papers/cao2021-*.txt section 6): Batch(k) waits for the previous
-/// batch's sends and posts all of batch k's receives first; then Send tasks pack their
-/// segments, and a message leaves (non-blocking) in chunks of about REDIST_PIPELINE_BYTES,
-/// each as soon as it and the chunks before it are packed; local Receives copy tile to
-/// tile while messages are in flight; remote Receives unpack as their chunk arrives.
-/// Batches open strictly in order (Batch(k - 1) -> Batch(k) is added here to the graph's
-/// edges: a rank with no task in batch k - 1 must still not reuse the buffers of batch
-/// k - 2 early). The graph is run from flat arrays (successors in CSR form, priorities
-/// precomputed, FIFO ready queues as vectors), which keeps the per-task overhead small
-/// with thousands of segments. start() does everything that needs no waiting,
-/// wait() finishes. Buffers are allocated once per executor and reused by every run
-/// (no page faults per call); with device memory and no GPU-aware MPI, messages are
-/// staged through host mirrors.
+/// The loop: tasks whose predecessors are done run from ready queues (Init, then Send,
+/// then local copies, then unpacks); Arrive and Ack tasks are transport events and
+/// complete when their message part arrives or is acknowledged. The graph is walked as
+/// compiled (Schedule): the executor adds no dependency of its own. start() runs all
+/// that needs no waiting, test() advances what arrived, wait() completes.
 ///
-/// Shared-memory transport (host memory, REDIST_SHARED_WINDOW): on the first start() the
-/// ranks of a node put their send buffers in one MPI-3 shared window
-/// (MPI_Win_allocate_shared). A message to a rank of the same node is then not copied
-/// through MPI: the sender packs it into its window and sends an 8-byte note (the
-/// message's offset there); the receiver unpacks straight from the sender's window and
-/// answers with an empty ack. Remote data is copied twice (pack, unpack) instead of three
-/// times (pack, MPI/CMA, unpack): the papers' Eq. (4) loses its M_remote / B_net term
-/// on a node. The ack gates the reuse of the send buffer: Batch(k + 1) waits for the acks
-/// of batch k, and wait() returns only when every note was acknowledged, so the caller
-/// may change the source right after wait(). Messages to other nodes use MPI as before.
-///
-/// Direct messages (node_shared.hpp): when the sender's source tiles lie in node-shared
-/// memory that the receiver can map too, nothing is packed at all. At connect() the
-/// sender tells the receiver where each segment of the message sits in that memory; at
-/// every start() it sends a note (its source is ready) and the receiver copies each
-/// segment straight from the sender's tile into its own, then acks. One copy per remote
-/// element, like a local one; no buffer.
-///
-/// The environment variable REDIST_SHARED_WINDOW=0 (same on every rank) turns both off.
-/// All point-to-point traffic goes through Boost.MPI; only the window itself uses the
-/// MPI-3 C API, which Boost.MPI does not wrap.
+/// Transports, chosen per message at connect() (Transport in task_graph.hpp):
+/// - point to point: MPI copies the packed chunk from the send buffer into the receive
+///   buffer (host buffers staged through host mirrors for device memory without
+///   GPU-aware MPI);
+/// - shared window (host memory, ranks of one node): the send buffer is an MPI-3 shared
+///   window; the sender packs into it and sends an 8-byte note; the receiver unpacks
+///   straight from it and acks (Cao et al. 2021, Eq. 4 loses its M_remote / B_net term);
+/// - direct (node_shared.hpp): the sender's source tiles are node-shared; the receiver
+///   copies from them in place, one copy per element, and acks.
+/// Buffers are allocated once and reused by every run (no page faults per call).
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <numeric>
-#include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,59 +39,32 @@
 #include <mpi.h>
 
 #include <redist/copy_kernel.hpp>
+#include <redist/copy_program.hpp>
 #include <redist/error.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
-
-#ifndef REDIST_GPU_AWARE_MPI
-/// Set to 1 when MPI can read and write device memory directly.
-#define REDIST_GPU_AWARE_MPI 0
-#endif
-
-#ifndef REDIST_PIPELINE_BYTES
-/// Messages leave in chunks of about this many bytes (see Executor).
-#define REDIST_PIPELINE_BYTES (std::int64_t{1} << 21)
-#endif
-
-#ifndef REDIST_STREAMING_BYTES
-/// A rank writes its target with streaming stores when it writes at least this many bytes
-/// per execution (see copy_kernel.hpp); the environment variable REDIST_STREAMING=0 or 1
-/// overrides.
-#define REDIST_STREAMING_BYTES (std::int64_t{16} << 20)
-#endif
-
-#ifndef REDIST_SHARED_WINDOW
-/// Set to 0 to never use MPI-3 shared-memory windows between the ranks of a node.
-#define REDIST_SHARED_WINDOW 1
-#endif
 
 namespace redist {
 
 template <class T, class MemorySpace>
 class Executor {
+ public:
+  using execution_space = typename MemorySpace::execution_space;
+
+ private:
   using buffer_view = Kokkos::View<T*, MemorySpace>;
+  using copy_list = std::vector<BlockCopy<T>>;
+  using device_copies = Kokkos::View<BlockCopy<T>*, MemorySpace>;
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
-  static constexpr bool staged = !host_memory && !REDIST_GPU_AWARE_MPI;
-  static constexpr bool use_window = host_memory && REDIST_SHARED_WINDOW;
   static constexpr int tag_base = 7100;
   static constexpr int ack_tag = tag_base - 1;
   static constexpr int describe_tag = tag_base - 2;
-  /// Messages leave in chunks of about this many bytes (whole segments), in order, as soon
-  /// as a chunk is packed: the receiver unpacks chunk k while the sender packs chunk k + 1.
-  static constexpr index_t pipeline_bytes = REDIST_PIPELINE_BYTES;
 
-  /// Consecutive segments [first, end) of message `message`, at element `offset` from the
-  /// message's start. Sender and receiver cut a message identically.
-  struct Chunk {
-    std::size_t message;
-    index_t first, end;
-    index_t offset, elements;
-  };
-
-  /// What a completed request means: a chunk of a message, a note (the message waits in
-  /// the sender's window), or an ack (the receiver is done with our window).
+  /// What a completed request means: a piece of a chunk, a note (the chunk waits in the
+  /// sender's window), a direct note (the sender's source is ready), or an ack.
   enum class EventKind { data, note, direct, ack };
   struct Event {
     EventKind kind;
@@ -123,10 +73,12 @@ class Executor {
 
  public:
   /// Binds `plan` to the local tiles of src and dst. Both matrices must outlive the
-  /// executor; their storage must not move.
+  /// executor; their storage must not move. @pre `options` agreed by every rank.
   template <class SrcMatrix, class DstMatrix>
-  Executor(Plan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm)
-      : plan_(std::move(plan)), comm_(std::move(comm)), graph_(make_task_graph(plan_)) {
+  Executor(Plan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
+           ExecutionOptions options = {})
+      : plan_(std::move(plan)), comm_(std::move(comm)), options_(options) {
+    options_.validate();
     index_t send_max = 0, recv_max = 0;
     for (index_t e : plan_.send.batch_elements) send_max = std::max(send_max, e);
     for (index_t e : plan_.recv.batch_elements) recv_max = std::max(recv_max, e);
@@ -156,12 +108,13 @@ class Executor {
       const auto [d, ldd] = tile_at(dst, ps.segment.dst_tile, ps.segment.dst_offset);
       local_copies_.push_back({s, lds, d, ldd, ps.segment.extent.rows, ps.segment.extent.cols});
     }
-    fuse_adjacent(local_copies_, 0, local_copies_.size());
-
-    // Chunks of each message, the chunk of each segment, the receive tasks of each chunk.
+    // Local copies that continue each other become one, within each part that runs as
+    // one program (the parts come from the graph).
+    graph_ = make_task_graph(plan_, chunk_elements());
+    for (const LocalPart& p : graph_.local_parts)
+      fuse_adjacent(local_copies_, static_cast<std::size_t>(p.first),
+                    static_cast<std::size_t>(p.end));
     for (const Message& m : plan_.send.messages) send_offset_.push_back(m.buffer_offset);
-    cut_chunks(plan_.send, send_chunks_, send_chunk_of_, send_chunk_begin_, nullptr);
-    cut_chunks(plan_.recv, recv_chunks_, recv_chunk_of_, recv_chunk_begin_, &recv_message_of_);
     for (const Direction* d : {&plan_.send, &plan_.recv}) {
       auto& rel = d == &plan_.send ? send_rel_ : recv_rel_;
       for (const Message& msg : d->messages)
@@ -170,49 +123,20 @@ class Executor {
     }
     // Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
     // into its target, and into its send buffer, which the peer reads back only after
-    // much more has been packed, so from memory anyway. Packing streams long runs only:
-    // short ones, scattered through the buffer, measured slower streamed (redist-bench,
-    // standard case c), decided once packs are fused (connect()). REDIST_STREAMING=0 or 1
-    // overrides.
+    // much more has been packed. Packing streams long runs only (decided at connect(),
+    // once packs are fused).
     const index_t bytes = static_cast<index_t>(sizeof(T));
-    bool stream_target = (plan_.stats.elements_local + plan_.stats.elements_received) * bytes >=
-                         REDIST_STREAMING_BYTES;
-    stream_pack_ = plan_.stats.elements_sent * bytes >= REDIST_STREAMING_BYTES;
-    if (const char* e = std::getenv("REDIST_STREAMING"))
-      stream_target = stream_pack_ = std::strcmp(e, "0") != 0;
+    const index_t threshold = options_.streaming_threshold_bytes;
+    bool stream_target =
+        (plan_.stats.elements_local + plan_.stats.elements_received) * bytes >= threshold;
+    stream_pack_ = plan_.stats.elements_sent * bytes >= threshold;
+    if (options_.streaming != Toggle::automatic)
+      stream_target = stream_pack_ = options_.streaming == Toggle::on;
     stream_target = stream_target && host_memory;
     stream_pack_ = stream_pack_ && host_memory;
     for (auto& c : local_copies_) c.streaming = stream_target;
     for (auto& c : recv_copies_) c.streaming = stream_target;
-    receives_of_chunk_.resize(recv_chunks_.size());
-    const auto& g = graph_.graph;
-    in_degree_.assign(boost::num_vertices(g), 0);
-    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-      in_degree_[v] = static_cast<int>(boost::in_degree(v, g));
-      const Task& t = g[v];
-      if (t.kind == TaskKind::receive && t.remote) {
-        receives_of_chunk_[recv_chunk_of_[static_cast<std::size_t>(t.index)]].push_back(v);
-        in_degree_[v] += 1;  // the chunk's arrival is one more dependency
-      }
-    }
-    // Batches open in order: Batch(k) also waits for Batch(k - 1). The graph's edges
-    // gate Batch(k) on batch k - 1's own tasks only; when this rank has none in batch
-    // k - 1, Batch(k) could otherwise open before Batch(k - 1) and reuse the buffers of a
-    // batch still in flight.
-    std::vector<std::size_t> next_batch(boost::num_vertices(g), SIZE_MAX);
-    for (std::size_t k = 1; k < graph_.batch_vertex.size(); ++k) {
-      next_batch[graph_.batch_vertex[k - 1]] = graph_.batch_vertex[k];
-      in_degree_[graph_.batch_vertex[k]] += 1;
-    }
-    prio_.resize(boost::num_vertices(g));
-    succ_begin_.assign(1, 0);
-    for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-      prio_[v] = static_cast<std::uint8_t>(priority(g[v]));
-      for (auto e : boost::make_iterator_range(boost::out_edges(v, g)))
-        succ_.push_back(static_cast<std::uint32_t>(boost::target(e, g)));
-      if (next_batch[v] != SIZE_MAX) succ_.push_back(static_cast<std::uint32_t>(next_batch[v]));
-      succ_begin_.push_back(static_cast<std::uint32_t>(succ_.size()));
-    }
+    compile_graph();
   }
 
   Executor(const Executor&) = delete;
@@ -223,16 +147,18 @@ class Executor {
 
   const Plan& plan() const { return plan_; }
   const TaskGraph& graph() const { return graph_; }
-  /// Bytes of message buffers this executor holds (device + host staging). Before the
-  /// first run: send + receive buffers of the largest batch (PlanStats::buffer_elements).
+  const Schedule& schedule() const { return schedule_; }
+  const ExecutionOptions& options() const { return options_; }
+  /// Bytes of message buffers this executor holds (device + host staging). Before
+  /// connect(): send + receive buffers of the largest batch (PlanStats::buffer_elements).
   /// After it, with the shared window: the window's send buffer, plus a receive buffer
   /// only for messages from other nodes.
   index_t buffer_bytes() const {
     const index_t n = static_cast<index_t>(send_buf_.extent(0) + recv_buf_.extent(0));
-    return n * static_cast<index_t>(sizeof(T)) * (staged ? 2 : 1) + window_bytes_;
+    return n * static_cast<index_t>(sizeof(T)) * (staged() ? 2 : 1) + window_bytes_;
   }
   /// Whether messages between ranks of this node go through the shared window (known
-  /// after the first start()).
+  /// after connect()).
   bool shared_window() const { return window_ != nullptr; }
   /// Messages (of more than one segment) this rank sends and receives with each column
   /// piece stacked into one buffer block, because a side fuses copies there (known after
@@ -241,131 +167,152 @@ class Executor {
   /// Messages this rank sends and receives direct, read in place from node-shared source
   /// memory (known after connect()).
   std::pair<index_t, index_t> direct_messages() const {
-    return {std::count(direct_send_.begin(), direct_send_.end(), 1),
-            std::count(direct_recv_.begin(), direct_recv_.end(), 1)};
+    const auto direct = [](const std::vector<Transport>& v) {
+      return static_cast<index_t>(std::count(v.begin(), v.end(), Transport::direct));
+    };
+    return {direct(graph_.send_transport), direct(graph_.recv_transport)};
   }
-  /// Tasks run by the last execution, per kind (Init, Send, Receive, Finish, Batch).
-  const std::array<std::size_t, 5>& tasks_run() const { return tasks_run_; }
+  /// Tasks run by the last execution, per kind.
+  const TaskCounts& tasks_run() const { return tasks_run_; }
+  /// The tasks (graph vertices) in the order they completed in the last execution.
+  const std::vector<std::uint32_t>& completion_order() const { return order_; }
 
-  /// Sets up the transport (on host memory, the node's shared window): collective over
-  /// the communicator. start() does it if nobody did; calling it first makes
-  /// buffer_bytes() exact before the first run. Idempotent.
+  /// Sets up the transports (on host memory, the node's shared window and direct reads)
+  /// and builds the task graph for them: collective over the communicator. start() does
+  /// it if nobody did; calling it first makes buffer_bytes() exact before the first run.
+  /// Idempotent.
   void connect() {
     if (!transport_ready_) setup_transport();
   }
 
-  /// Starts an execution: posts receives, packs and sends, copies local segments; returns
-  /// when only waiting is left. @pre no execution in progress.
-  void start() {
+  /// Starts an execution on `exec`: posts receives, packs and sends, copies local
+  /// segments; returns when only waiting is left. @pre no execution in progress.
+  void start(const execution_space& exec = execution_space{}) {
     if (running_) throw error("redist: start() called while an execution is in progress");
     connect();
+    exec_ = exec;
     running_ = true;
-    remaining_ = boost::num_vertices(graph_.graph);
-    pending_ = in_degree_;
-    // Batch(k) also waits for the acks of batch k - 1's shared-window messages.
-    for (index_t k = 1; k < plan_.batches; ++k)
-      pending_[graph_.batch_vertex[static_cast<std::size_t>(k)]] +=
-          window_sends_of_batch_[static_cast<std::size_t>(k - 1)];
-    send_pending_.clear();
-    for (const Chunk& c : send_chunks_) send_pending_.push_back(c.end - c.first);
-    next_post_.assign(send_chunk_begin_.begin(), send_chunk_begin_.end() - 1);
-    chunks_pending_.assign(recv_chunks_.size(), 0);
+    remaining_ = schedule_.in_degree.size();
+    pending_ = schedule_.in_degree;
+    event_.assign(schedule_.in_degree.size(), 0);
+    next_post_.assign(graph_.send.begin.begin(), graph_.send.begin.end() - 1);
+    packed_.assign(graph_.send.chunks.size(), 0);
+    pieces_left_.assign(graph_.recv.chunks.size(), 0);
     recv_left_.clear();
-    for (const Message& m : plan_.recv.messages) recv_left_.push_back(m.count);
+    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
+      recv_left_.push_back(graph_.recv.begin[m + 1] - graph_.recv.begin[m]);
     requests_.clear();
     events_.clear();
-    acks_left_ = 0;
     tasks_run_ = {};
+    order_.clear();
     for (auto& q : ready_) q.clear();
     ready_head_ = {};
     announce_direct_sends();
-    for (auto v : boost::make_iterator_range(boost::vertices(graph_.graph)))
-      if (pending_[v] == 0) push_ready(v);
+    for (std::size_t v = 0; v < pending_.size(); ++v)
+      if (pending_[v] == 0) make_ready(v);
     drain();
+  }
+
+  /// Advances the execution without blocking: handles what arrived, runs what it made
+  /// ready. Returns true when the execution is complete (wait() then returns at once).
+  bool test() {
+    if (!running_) return true;
+    drain();
+    while (!requests_.empty()) {
+      const auto done = boost::mpi::test_any(requests_.begin(), requests_.end());
+      if (!done) break;
+      handle(static_cast<std::size_t>(done->second - requests_.begin()));
+      drain();
+    }
+    if (remaining_ == 0) finish();
+    return !running_;
   }
 
   /// Completes the execution started by start().
   void wait() {
     if (!running_) return;
-    while (remaining_ > 0 || acks_left_ > 0) {
-      drain();
-      if (remaining_ == 0 && acks_left_ == 0) break;
+    drain();
+    while (remaining_ > 0) {
       if (requests_.empty())
         throw communication_error("redist: task graph stalled with " + std::to_string(remaining_) +
                                   " tasks left and no message outstanding");
       const auto done = boost::mpi::wait_any(requests_.begin(), requests_.end()).second;
-      const auto k = static_cast<std::size_t>(done - requests_.begin());
-      const Event e = events_[k];
-      // Completed requests leave the list, so waiting costs O(outstanding requests).
-      requests_[k] = std::move(requests_.back());
-      requests_.pop_back();
-      events_[k] = events_.back();
-      events_.pop_back();
-      switch (e.kind) {
-        case EventKind::data:
-          if (--chunks_pending_[e.index] == 0) arrived(e.index);
-          break;
-        case EventKind::note: {
-          // The sender's window holds the message at offset note_in_[c]: read it in place.
-          window_->acquire();
-          const Chunk& c = recv_chunks_[e.index];
-          const Message& msg = plan_.recv.messages[c.message];
-          const T* base = peer_base_[static_cast<std::size_t>(msg.peer)] + note_in_[e.index];
-          for (index_t s = c.first; s < c.end; ++s)
-            recv_copies_[static_cast<std::size_t>(s)].src =
-                base + recv_rel_[static_cast<std::size_t>(s)];
-          arrived(e.index);
-          break;
-        }
-        case EventKind::direct:
-          // The sender's source is ready: its segments are read in place.
-          for (const auto& w : direct_windows_) w->acquire();
-          for (std::size_t c = recv_chunk_begin_[e.index]; c < recv_chunk_begin_[e.index + 1]; ++c)
-            arrived(c);
-          break;
-        case EventKind::ack: {
-          --acks_left_;
-          const index_t b = plan_.send.messages[e.index].batch;
-          if (!direct_send_[e.index] && b + 1 < plan_.batches) {
-            const std::size_t v = graph_.batch_vertex[static_cast<std::size_t>(b + 1)];
-            if (--pending_[v] == 0) push_ready(v);
-          }
-          break;
-        }
-      }
+      handle(static_cast<std::size_t>(done - requests_.begin()));
+      drain();
     }
-    wait_sends();
-    Kokkos::fence();
-    detail::streaming_fence();
-    running_ = false;
+    finish();
   }
 
   /// start() then wait().
-  void run() {
-    start();
+  void run(const execution_space& exec = execution_space{}) {
+    start(exec);
     wait();
   }
 
  private:
-  // Ready queues by priority: batch gates, sends, local work, remote unpacks.
-  static constexpr int priority(const Task& t) {
-    switch (t.kind) {
-      case TaskKind::batch:
-        return 0;
-      case TaskKind::send:
-        return 1;
-      case TaskKind::receive:
-        return t.remote ? 3 : 2;
-      default:
-        return 2;
+  bool staged() const { return !host_memory && !options_.gpu_aware_mpi; }
+  index_t chunk_elements() const {
+    return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  bool transport_task(std::size_t v) const {
+    const TaskKind k = graph_.graph[v].kind;
+    return k == TaskKind::arrive || k == TaskKind::ack;
+  }
+
+  void compile_graph() {
+    schedule_ = compile(graph_);
+    if constexpr (!host_memory) {
+      mirror(send_copies_, send_copies_device_);
+      mirror(recv_copies_, recv_copies_device_);
+      mirror(local_copies_, local_copies_device_);
     }
   }
-  void push_ready(std::size_t v) { ready_[prio_[v]].push_back(static_cast<std::uint32_t>(v)); }
+  static void mirror(const copy_list& list, device_copies& view) {
+    view = device_copies(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::copies"),
+                         list.size());
+    const Kokkos::View<const BlockCopy<T>*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+        list.data(), list.size());
+    Kokkos::deep_copy(view, host);
+  }
+  /// Runs copies [first, end) of a list as one program on the execution's instance.
+  void run_program(const copy_list& list, const device_copies& device, index_t first, index_t end) {
+    const auto n = static_cast<std::size_t>(end - first);
+    if constexpr (host_memory)
+      run_copies(exec_, list.data() + first, n);
+    else
+      run_copies(exec_, device.data() + first, n);
+  }
 
-  /// Runs ready tasks until none is left. The graph is walked through flat arrays
-  /// (successors in CSR form, priorities precomputed) and FIFO queues that are plain
-  /// vectors with a read position: with thousands of small segments per rank, this loop
-  /// is the executor's own overhead (papers' T_runtime).
+  /// A task whose predecessors are done: queue it, or for a transport task, complete it
+  /// if its event came already.
+  void make_ready(std::size_t v) {
+    if (transport_task(v)) {
+      if (event_[v])
+        complete(v);
+      else
+        event_[v] = 2;  // waiting for its event
+      return;
+    }
+    ready_[schedule_.queue[v]].push_back(static_cast<std::uint32_t>(v));
+  }
+  /// The transport event of task v happened.
+  void event(std::size_t v) {
+    if (event_[v] == 2)
+      complete(v);
+    else
+      event_[v] = 1;
+  }
+  void complete(std::size_t v) {
+    --remaining_;
+    order_.push_back(static_cast<std::uint32_t>(v));
+    tasks_run_[graph_.graph[v].kind] += 1;
+    for (std::uint32_t e = schedule_.succ_begin[v]; e < schedule_.succ_begin[v + 1]; ++e) {
+      const std::uint32_t w = schedule_.succ[e];
+      if (--pending_[w] == 0) make_ready(w);
+    }
+  }
+
+  /// Runs ready tasks until none is left (FIFO per queue, lower queues first).
   void drain() {
     for (;;) {
       std::size_t k = 0;
@@ -373,51 +320,49 @@ class Executor {
       if (k == ready_.size()) return;
       const std::size_t v = ready_[k][ready_head_[k]++];
       execute(v);
-      --remaining_;
-      for (std::uint32_t e = succ_begin_[v]; e < succ_begin_[v + 1]; ++e) {
-        const std::uint32_t w = succ_[e];
-        if (--pending_[w] == 0) push_ready(w);
-      }
+      complete(v);
     }
   }
 
   void execute(std::size_t v) {
     const Task& t = graph_.graph[v];
-    tasks_run_[static_cast<std::size_t>(t.kind)] += 1;
     switch (t.kind) {
-      case TaskKind::batch:
+      case TaskKind::init:
         open_batch(t.batch);
         break;
-      case TaskKind::send:
-        for (index_t s : graph_.send_lists[static_cast<std::size_t>(t.index)]) {
-          const std::size_t c = send_chunk_of_[static_cast<std::size_t>(s)];
-          if (direct_send_[send_chunks_[c].message]) continue;  // read in place by the peer
-          copy_block<MemorySpace>(send_copies_[static_cast<std::size_t>(s)]);
-          if (--send_pending_[c] == 0) post_ready_chunks(send_chunks_[c].message);
-        }
+      case TaskKind::send: {
+        const Chunk& c = graph_.send.chunks[t.index];
+        run_program(send_copies_, send_copies_device_, c.first, c.end);
+        packed_[t.index] = 1;
+        post_ready_chunks(c.message);
         break;
+      }
       case TaskKind::receive:
-        if (!t.remote) {
-          copy_block<MemorySpace>(local_copies_[static_cast<std::size_t>(t.index)]);
-          break;
-        }
-        copy_block<MemorySpace>(recv_copies_[static_cast<std::size_t>(t.index)]);
-        if (window_) {
-          const std::size_t m = recv_message_of_[static_cast<std::size_t>(t.index)];
-          const Message& msg = plan_.recv.messages[m];
-          // Last segment read from the sender's window: tell it the buffer is free.
-          if (--recv_left_[m] == 0 && on_node_[static_cast<std::size_t>(msg.peer)]) {
-            send_requests_.push_back(comm_.isend(msg.peer, ack_tag));
-          }
-        }
+        if (t.remote)
+          unpack(t.index);
+        else
+          run_program(local_copies_, local_copies_device_, graph_.local_parts[t.index].first,
+                      graph_.local_parts[t.index].end);
         break;
-      case TaskKind::init:
+      case TaskKind::arrive:
+      case TaskKind::ack:
       case TaskKind::finish:
         break;
     }
   }
 
-  /// Batch(k): the previous batch's sends must be done before their buffer is reused;
+  void unpack(std::size_t c) {
+    const Chunk& ch = graph_.recv.chunks[c];
+    run_program(recv_copies_, recv_copies_device_, ch.first, ch.end);
+    const Transport how = graph_.recv_transport[ch.message];
+    if (how != Transport::point_to_point && --recv_left_[ch.message] == 0) {
+      // Last chunk read from the peer's memory: tell it the memory is free.
+      exec_.fence();
+      send_requests_.push_back(comm_.isend(plan_.recv.messages[ch.message].peer, ack_tag));
+    }
+  }
+
+  /// Init(k): the previous batch's sends must be done before their buffer is reused;
   /// then all receives of batch k are posted, peers staggered from rank + 1.
   void open_batch(index_t k) {
     wait_sends();
@@ -431,50 +376,47 @@ class Executor {
     });
     for (std::size_t m : msgs) {
       const Message& msg = plan_.recv.messages[m];
-      if (direct_recv_[m]) {
+      const Transport how = graph_.recv_transport[m];
+      const std::size_t first = graph_.recv.begin[m], end = graph_.recv.begin[m + 1];
+      if (how == Transport::direct) {
         post_request(EventKind::direct, m,
-                     comm_.irecv(msg.peer, tag(msg.batch), &note_in_[recv_chunk_begin_[m]], 1));
+                     comm_.irecv(msg.peer, tag(msg.batch), &note_in_[first], 1));
         continue;
       }
-      const bool window = window_ && on_node_[static_cast<std::size_t>(msg.peer)];
-      for (std::size_t c = recv_chunk_begin_[m]; c < recv_chunk_begin_[m + 1]; ++c) {
-        if (window) {
+      for (std::size_t c = first; c < end; ++c) {
+        if (how == Transport::shared_window) {
           post_request(EventKind::note, c, comm_.irecv(msg.peer, tag(msg.batch), &note_in_[c], 1));
-          chunks_pending_[c] = 1;
           continue;
         }
-        const Chunk& ch = recv_chunks_[c];
-        char* base = reinterpret_cast<char*>((staged ? recv_host_.data() : recv_buf_.data()) +
+        const Chunk& ch = graph_.recv.chunks[c];
+        char* base = reinterpret_cast<char*>((staged() ? recv_host_.data() : recv_buf_.data()) +
                                              msg.buffer_offset + ch.offset);
         for_each_piece(ch.elements, [&](index_t off, int bytes) {
           post_request(EventKind::data, c,
                        comm_.irecv(msg.peer, tag(msg.batch), base + off, bytes));
-          ++chunks_pending_[c];
+          ++pieces_left_[c];
         });
       }
     }
   }
 
   /// Sends the packed chunks of message m that are next in order (MPI keeps the order of
-  /// messages with one tag between two ranks, so chunks must leave in order).
+  /// messages with one tag between two ranks, so chunks must leave in order); once all
+  /// are out, a message read in place expects its ack.
   void post_ready_chunks(std::size_t m) {
-    const std::size_t end = send_chunk_begin_[m + 1];
+    const std::size_t end = graph_.send.begin[m + 1];
     std::size_t& c = next_post_[m];
-    while (c < end && send_pending_[c] == 0) post_chunk(c++);
-    if (c < end) return;
-    const Message& msg = plan_.send.messages[m];
-    if (window_ && on_node_[static_cast<std::size_t>(msg.peer)]) {
-      // The whole message is out: expect the receiver's ack before reusing the buffer.
-      post_request(EventKind::ack, m, comm_.irecv(msg.peer, ack_tag));
-      ++acks_left_;
-    }
+    while (c < end && packed_[c]) post_chunk(c++);
+    if (c == end && graph_.send_transport[m] == Transport::shared_window)
+      post_request(EventKind::ack, m, comm_.irecv(plan_.send.messages[m].peer, ack_tag));
   }
 
   void post_chunk(std::size_t c) {
     if (stream_pack_) detail::streaming_fence();  // the packed chunk, visible to its reader
-    const Chunk& ch = send_chunks_[c];
+    const Chunk& ch = graph_.send.chunks[c];
     const Message& msg = plan_.send.messages[ch.message];
-    if (window_ && on_node_[static_cast<std::size_t>(msg.peer)]) {
+    exec_.fence();  // packing must be done before anyone reads the buffer
+    if (graph_.send_transport[ch.message] == Transport::shared_window) {
       // Packed in our window: publish it and send the note (the message's offset).
       window_->publish();
       note_out_[ch.message] = static_cast<std::int64_t>(send_offset_[ch.message]);
@@ -482,48 +424,17 @@ class Executor {
       return;
     }
     const index_t first = send_offset_[ch.message] + ch.offset;
-    if constexpr (staged) {
+    if (staged()) {
       const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(first),
                                                   static_cast<std::size_t>(first + ch.elements));
-      Kokkos::deep_copy(Kokkos::subview(send_host_, r), Kokkos::subview(send_buf_, r));
-    } else {
-      Kokkos::fence();  // packing kernels must be done before MPI reads the buffer
+      Kokkos::deep_copy(exec_, Kokkos::subview(send_host_, r), Kokkos::subview(send_buf_, r));
+      exec_.fence();
     }
-    const T* buf = window_ ? window_send_ : staged ? send_host_.data() : send_buf_.data();
+    const T* buf = window_ ? window_send_ : staged() ? send_host_.data() : send_buf_.data();
     const char* base = reinterpret_cast<const char*>(buf + first);
     for_each_piece(ch.elements, [&](index_t off, int bytes) {
       send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), base + off, bytes));
     });
-  }
-
-  /// Cuts every message of d into chunks of about pipeline_bytes (whole segments).
-  static void cut_chunks(const Direction& d, std::vector<Chunk>& chunks,
-                         std::vector<std::size_t>& chunk_of, std::vector<std::size_t>& begin,
-                         std::vector<std::size_t>* message_of) {
-    const index_t limit = std::max<index_t>(1, pipeline_bytes / static_cast<index_t>(sizeof(T)));
-    chunk_of.resize(d.segments.size());
-    if (message_of) message_of->resize(d.segments.size());
-    for (std::size_t m = 0; m < d.messages.size(); ++m) {
-      const Message& msg = d.messages[m];
-      begin.push_back(chunks.size());
-      index_t offset = 0;
-      for (index_t s = msg.first; s < msg.first + msg.count; ++s) {
-        // A chunk ends only between column groups (plan.hpp): a group's segments are
-        // interleaved column by column in the buffer.
-        const bool group_starts =
-            s == msg.first || d.segments[static_cast<std::size_t>(s)].col_piece !=
-                                  d.segments[static_cast<std::size_t>(s - 1)].col_piece;
-        if (chunks.size() == begin.back() || (chunks.back().elements >= limit && group_starts))
-          chunks.push_back(Chunk{m, s, s, offset, 0});
-        const index_t n = d.segments[static_cast<std::size_t>(s)].segment.extent.size();
-        chunks.back().end = s + 1;
-        chunks.back().elements += n;
-        offset += n;
-        chunk_of[static_cast<std::size_t>(s)] = chunks.size() - 1;
-        if (message_of) (*message_of)[static_cast<std::size_t>(s)] = m;
-      }
-    }
-    begin.push_back(chunks.size());
   }
 
   void post_request(EventKind kind, std::size_t index, boost::mpi::request r) {
@@ -531,13 +442,68 @@ class Executor {
     events_.push_back({kind, index});
   }
 
+  /// Request k completed: drop it (O(outstanding) waiting) and deliver its event.
+  void handle(std::size_t k) {
+    const Event e = events_[k];
+    requests_[k] = std::move(requests_.back());
+    requests_.pop_back();
+    events_[k] = events_.back();
+    events_.pop_back();
+    switch (e.kind) {
+      case EventKind::data:
+        if (--pieces_left_[e.index] == 0) arrived(e.index);
+        break;
+      case EventKind::note: {
+        // The sender's window holds the message at offset note_in_[c]: read it in place.
+        window_->acquire();
+        const Chunk& c = graph_.recv.chunks[e.index];
+        const Message& msg = plan_.recv.messages[c.message];
+        const T* base = peer_base_[static_cast<std::size_t>(msg.peer)] + note_in_[e.index];
+        for (index_t s = c.first; s < c.end; ++s)
+          recv_copies_[static_cast<std::size_t>(s)].src =
+              base + recv_rel_[static_cast<std::size_t>(s)];
+        arrived(e.index);
+        break;
+      }
+      case EventKind::direct:
+        // The sender's source is ready: its segments are read in place.
+        for (const auto& w : direct_windows_) w->acquire();
+        for (std::size_t c = graph_.recv.begin[e.index]; c < graph_.recv.begin[e.index + 1]; ++c)
+          arrived(c);
+        break;
+      case EventKind::ack:
+        event(graph_.ack_vertex[e.index]);
+        break;
+    }
+  }
+
+  /// Chunk c is in (in the receive buffer, or readable in the sender's memory).
+  void arrived(std::size_t c) {
+    if (staged()) {
+      const Chunk& ch = graph_.recv.chunks[c];
+      const index_t first = plan_.recv.messages[ch.message].buffer_offset + ch.offset;
+      const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(first),
+                                                  static_cast<std::size_t>(first + ch.elements));
+      Kokkos::deep_copy(exec_, Kokkos::subview(recv_buf_, r), Kokkos::subview(recv_host_, r));
+    }
+    event(graph_.arrive_vertex[c]);
+  }
+
   void wait_sends() {
     boost::mpi::wait_all(send_requests_.begin(), send_requests_.end());
     send_requests_.clear();
   }
 
-  /// connect(): agrees on the buffer layouts, sets up the node's transport (host memory),
-  /// then fuses the copies on the buffer side. Collective over the communicator.
+  void finish() {
+    wait_sends();
+    exec_.fence();
+    detail::streaming_fence();
+    running_ = false;
+  }
+
+  /// connect(): agrees on the buffer layouts, sets up the node's transports (host
+  /// memory), fuses the copies on the buffer side, then builds the graph for the chosen
+  /// transports. Collective over the communicator.
   void setup_transport();
 
   /// Finds the direct messages, puts the send buffer of the others in a shared window of
@@ -551,12 +517,12 @@ class Executor {
   /// The plan stacks the segments of a message's column piece into one block (plan.hpp).
   /// That pays off when a side can then copy several of them at once; where neither can,
   /// segments one after the other, each contiguous, are faster to gather into and scatter
-  /// from (measured: redist-bench standard case c). Each side counts the neighbours it
+  /// from (measured: redist-bench, standard case c). Each side counts the neighbours it
   /// could fuse in every message and tells the peer, and both pick the same layout.
   void choose_buffer_layouts();
 
   /// A message can go direct when every segment's source lies in one node-shared window
-  /// that the receiver is part of. Marks direct_send_; returns each message's window.
+  /// that the receiver is part of. Marks send_transport; returns each message's window.
   std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends();
 
   /// Whether a message of `count` segments fits one description (an MPI int count).
@@ -576,19 +542,6 @@ class Executor {
   /// done (wait() returns only then, so the caller may change the source after it).
   void announce_direct_sends();
 
-  /// Chunk c is in (in the receive buffer, or readable in the sender's window).
-  void arrived(std::size_t c) {
-    if constexpr (staged) {
-      const Chunk& ch = recv_chunks_[c];
-      const index_t first = plan_.recv.messages[ch.message].buffer_offset + ch.offset;
-      const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(first),
-                                                  static_cast<std::size_t>(first + ch.elements));
-      Kokkos::deep_copy(Kokkos::subview(recv_buf_, r), Kokkos::subview(recv_host_, r));
-    }
-    for (std::size_t v : receives_of_chunk_[c])
-      if (--pending_[v] == 0) push_ready(v);
-  }
-
   /// Splits `elements` elements into pieces an MPI int count can carry
   /// (PlanOptions::max_message_bytes); f(byte offset, bytes).
   template <class F>
@@ -603,54 +556,48 @@ class Executor {
 
   Plan plan_;
   boost::mpi::communicator comm_;
+  ExecutionOptions options_;
   TaskGraph graph_;
+  Schedule schedule_;
+  execution_space exec_{};
   buffer_view send_buf_, recv_buf_;
   typename buffer_view::HostMirror send_host_, recv_host_;
-  std::vector<BlockCopy<T>> send_copies_, recv_copies_, local_copies_;
-  std::vector<Chunk> send_chunks_, recv_chunks_;
-  std::vector<std::size_t> send_chunk_of_, recv_chunk_of_;        ///< chunk of each segment
-  std::vector<std::size_t> send_chunk_begin_, recv_chunk_begin_;  ///< first chunk of a message
-  std::vector<std::size_t> recv_message_of_;
-  std::vector<std::vector<std::size_t>> receives_of_chunk_;
-  std::vector<int> in_degree_;
-  std::vector<std::uint8_t> prio_;                ///< ready queue of each task
-  std::vector<std::uint32_t> succ_begin_, succ_;  ///< successors of each task (CSR)
-
+  copy_list send_copies_, recv_copies_, local_copies_;
+  device_copies send_copies_device_, recv_copies_device_, local_copies_device_;
   bool stream_pack_ = false;  ///< some packing uses streaming stores (copy_kernel.hpp)
 
-  // Shared-memory transport (set up by connect()).
+  // Transports (set up by connect()).
   bool transport_ready_ = false;
   std::shared_ptr<detail::NodeWindow> window_;  ///< the send buffer, shared on the node
   T* window_send_ = nullptr;
   index_t window_bytes_ = 0;
   std::vector<const T*> peer_base_;  ///< by communicator rank; null off the node
   std::vector<bool> on_node_;
-  std::vector<int> window_sends_of_batch_;
   std::vector<index_t> send_offset_;           ///< buffer offset of each sent message
   std::pair<index_t, index_t> stacked_{0, 0};  ///< sent, received messages laid stacked
   std::vector<index_t> send_rel_, recv_rel_;   ///< offset of each segment inside its message
   std::vector<std::int64_t> note_in_, note_out_;
-  std::vector<char> direct_send_, direct_recv_;                      ///< per message: read in place
   std::vector<std::shared_ptr<detail::NodeWindow>> direct_windows_;  ///< node-shared sources
 
   // State of the execution in progress.
   bool running_ = false;
   std::size_t remaining_ = 0;
   std::vector<int> pending_;
-  std::vector<index_t> send_pending_;   ///< segments of each send chunk not packed yet
+  std::vector<std::uint8_t> event_;     ///< transport tasks: 1 event came, 2 waiting for it
+  std::vector<std::uint8_t> packed_;    ///< per sent chunk
   std::vector<std::size_t> next_post_;  ///< next chunk of each sent message to post
-  std::vector<int> chunks_pending_;
-  std::vector<index_t> recv_left_;  ///< segments of each received message not yet unpacked
-  std::array<std::vector<std::uint32_t>, 4> ready_;
-  std::array<std::size_t, 4> ready_head_{};
+  std::vector<int> pieces_left_;        ///< MPI pieces of each received chunk not in yet
+  std::vector<std::size_t> recv_left_;  ///< chunks of each received message not unpacked
+  std::array<std::vector<std::uint32_t>, Schedule::queues> ready_;
+  std::array<std::size_t, Schedule::queues> ready_head_{};
   std::vector<boost::mpi::request> send_requests_;
   std::vector<boost::mpi::request> requests_;  ///< receives, notes and acks, with their events
   std::vector<Event> events_;
-  int acks_left_ = 0;
-  std::array<std::size_t, 5> tasks_run_{};
+  TaskCounts tasks_run_;
+  std::vector<std::uint32_t> order_;
 };
 
 }  // namespace redist
 
-// The on-node transport set-up, defined out of class to keep this file about execution.
+// The transport set-up, defined out of class to keep this file about execution.
 #include <redist/detail/executor_transport.hpp>

@@ -1,66 +1,118 @@
 #pragma once
 /// @file task_graph.hpp
-/// The task graph of one rank (papers/cao2021-*.txt section 5, Fig. 4, and section
-/// 6.2.1), as a boost::adjacency_list. It is what the executor runs.
+/// The task graph of one rank (Cao et al. 2021, section 5 and Fig. 4; section 6.2.1 for
+/// the batch control), as a boost::adjacency_list at the granularity that runs: message
+/// chunks and parts of a batch's local copies. It holds every dependency the executor
+/// obeys; the executor adds none (executor.hpp walks it in CSR form).
 ///
-/// | task             | one per                         | does                             |
-/// |------------------|---------------------------------|----------------------------------|
-/// | Init(T)          | target tile T of this rank      | opens T for its receives         |
-/// | Send(Y)          | source tile Y of this rank with | packs Y's remote segments into   |
-/// |                  | segments                        | their messages                   |
-/// | Receive(Y, T)    | segment of a target tile here   | copies it in: from the message   |
-/// |                  |                                 | (remote) or from Y (local)       |
-/// | Finish(T)        | target tile T of this rank      | closes T: all its segments in    |
-/// | Batch(k)         | batch k (control)               | frees batch k-1's buffers, posts |
-/// |                  |                                 | batch k's receives               |
+/// | task          | one per                          | does                                 |
+/// |---------------|----------------------------------|--------------------------------------|
+/// | Init(k)       | batch k                          | frees batch k-1's send buffers and   |
+/// |               |                                  | posts batch k's receives             |
+/// | Send(c)       | chunk c of a sent message        | packs c (one copy program) and hands |
+/// |               | (packed: not read in place)      | it to the transport                  |
+/// | Arrive(c)     | chunk c of a received message    | transport event: c is readable       |
+/// | Receive(c)    | received chunk c, or a part of   | unpacks c, or copies the part tile   |
+/// |               | batch k's local copies           | to tile (one copy program)           |
+/// | Ack(m)        | sent message m that the receiver | transport event: the receiver is     |
+/// |               | reads in place (window, direct)  | done with our memory                 |
+/// | Finish(k)     | batch k                          | batch k's data is in and out         |
 ///
-/// Edges: Init(T) -> Receive(*, T) -> Finish(T); Send(Y) -> Receive(Y, T) when Y is
-/// local; Batch(k) -> Send(Y in batch k) and -> Receive(remote, batch k); and the control
-/// dependency of section 6.2.1, Receive(batch k-1) -> Batch(k), which bounds what is in
-/// flight to one batch, and Send(batch k-1) -> Batch(k), since batch k reuses the send
-/// buffer. (The paper draws it from Finish; a target tile can take
-/// segments from two batches, so here it leaves the receives, which cannot deadlock.)
-/// Receives into one target tile have no edges between them: they are independent.
+/// Edges: Init(k) -> Send(c), Arrive(c), Receive(local part) of batch k; Arrive(c) ->
+/// Receive(c); Send(c) -> Ack(m) for every chunk c of m; Send, Receive and the Acks of
+/// shared-window messages of batch k -> Finish(k); Finish(k) -> Init(k + 1), the control
+/// dependency that bounds what is in flight to one batch (section 6.2.1: the paper draws
+/// it per tile; per batch it also covers the send buffer, which batch k + 1 reuses).
+/// Acks of direct messages gate only the end of the execution (the caller may change the
+/// source after wait()), not the next batch.
+///
+/// Chunks: a message is cut into chunks of about `chunk_elements`, ending only between
+/// column groups of the message (plan.hpp stacks a column piece's segments into one
+/// block). Sender and receiver cut identically, so chunk k of a message is the same
+/// elements on both ends.
 
 #include <algorithm>
-#include <map>
-#include <ostream>
-#include <string>
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/graphviz.hpp>
 
 #include <redist/plan.hpp>
 
 namespace redist {
 
-enum class TaskKind { init, send, receive, finish, batch };
+enum class TaskKind { init, send, arrive, receive, ack, finish };
+inline constexpr std::size_t task_kinds = 6;
 
-/// A vertex of the task graph. `index` selects the work: for send, an entry of
-/// TaskGraph::send_lists; for receive, a segment of plan.recv (remote) or plan.local.
+/// How a message travels (decided at connect(), executor.hpp).
+enum class Transport : std::uint8_t {
+  point_to_point,  ///< MPI copies it from the sender's buffer into the receiver's
+  shared_window,   ///< the receiver unpacks it from the sender's buffer (node window)
+  direct           ///< the receiver copies it from the sender's source tiles
+};
+
+/// A vertex of the task graph. `index`: the chunk (send, arrive, remote receive), the
+/// local part (local receive) or the sent message (ack).
 struct Task {
   TaskKind kind = TaskKind::init;
-  TileIndex tile;      ///< T for init/finish/receive, Y for send
-  TileIndex src_tile;  ///< Y for receive
   index_t batch = 0;
-  bool remote = false;  ///< receive from a message
-  index_t index = 0;
+  bool remote = false;  ///< a receive from a message (else a local part)
+  std::size_t index = 0;
+};
+
+/// Segments [first, end) of one message (of plan.send or plan.recv), at element `offset`
+/// from the message's start.
+struct Chunk {
+  std::size_t message = 0;
+  index_t first = 0, end = 0;
+  index_t offset = 0, elements = 0;
+};
+
+/// The chunks of every message of one direction; `begin[m]` is message m's first chunk.
+struct Chunking {
+  std::vector<Chunk> chunks;
+  std::vector<std::size_t> begin;       ///< one per message, plus the end
+  std::vector<std::size_t> chunk_of;    ///< chunk of each segment
+  std::vector<std::size_t> message_of;  ///< message of each segment
+};
+
+/// Segments [first, end) of plan.local copied by one task.
+struct LocalPart {
+  index_t batch = 0;
+  index_t first = 0, end = 0;
+};
+
+/// Tasks per kind (of a graph, or run by an execution).
+struct TaskCounts {
+  std::size_t init = 0, send = 0, arrive = 0, receive = 0, ack = 0, finish = 0;
+  std::size_t& operator[](TaskKind k) {
+    std::array<std::size_t*, task_kinds> f{&init, &send, &arrive, &receive, &ack, &finish};
+    return *f[static_cast<std::size_t>(k)];
+  }
+  std::size_t operator[](TaskKind k) const { return TaskCounts(*this)[k]; }
+  std::size_t total() const { return init + send + arrive + receive + ack + finish; }
+  friend bool operator==(const TaskCounts&, const TaskCounts&) = default;
 };
 
 using TaskGraphBase = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
 
-/// The graph plus, for each Send, the plan.send segments it packs.
 struct TaskGraph {
   TaskGraphBase graph;
-  std::vector<std::vector<index_t>> send_lists;
-  std::vector<std::size_t> batch_vertex;  ///< Batch(k) vertex
+  Chunking send, recv;
+  std::vector<LocalPart> local_parts;
+  std::vector<Transport> send_transport, recv_transport;  ///< per message
+  std::vector<std::size_t> init_vertex, finish_vertex;    ///< per batch
+  std::vector<std::size_t> arrive_vertex;                 ///< per received chunk
+  std::vector<std::size_t> ack_vertex;  ///< per sent message; SIZE_MAX when not acked
 
-  std::size_t count(TaskKind k) const {
-    std::size_t c = 0;
-    for (auto v : boost::make_iterator_range(boost::vertices(graph))) c += graph[v].kind == k;
+  TaskCounts counts() const {
+    TaskCounts c;
+    for (auto v : boost::make_iterator_range(boost::vertices(graph))) c[graph[v].kind] += 1;
     return c;
   }
+  std::size_t count(TaskKind k) const { return counts()[k]; }
 };
 
 inline const char* to_string(TaskKind k) {
@@ -69,104 +121,155 @@ inline const char* to_string(TaskKind k) {
       return "Init";
     case TaskKind::send:
       return "Send";
+    case TaskKind::arrive:
+      return "Arrive";
     case TaskKind::receive:
       return "Receive";
+    case TaskKind::ack:
+      return "Ack";
     case TaskKind::finish:
       return "Finish";
-    case TaskKind::batch:
-      return "Batch";
   }
   return "?";
 }
 
-/// Builds rank plan.rank's task graph. O(segments of this rank).
-inline TaskGraph make_task_graph(const Plan& plan) {
-  TaskGraph tg;
-  auto& g = tg.graph;
-  for (index_t k = 0; k < plan.batches; ++k) {
-    Task t;
-    t.kind = TaskKind::batch;
-    t.batch = k;
-    tg.batch_vertex.push_back(boost::add_vertex(t, g));
+/// Cuts every message of d into chunks of about `chunk_elements` (whole column groups).
+/// @post the chunks of a message cover its segments in order, back to back.
+inline Chunking cut_chunks(const Direction& d, index_t chunk_elements) {
+  const index_t limit = std::max<index_t>(1, chunk_elements);
+  Chunking c;
+  c.chunk_of.resize(d.segments.size());
+  c.message_of.resize(d.segments.size());
+  for (std::size_t m = 0; m < d.messages.size(); ++m) {
+    const Message& msg = d.messages[m];
+    c.begin.push_back(c.chunks.size());
+    index_t offset = 0;
+    for (index_t s = msg.first; s < msg.first + msg.count; ++s) {
+      const auto k = static_cast<std::size_t>(s);
+      // A group's segments are interleaved column by column in the buffer (plan.hpp).
+      const bool group_starts =
+          s == msg.first || d.segments[k].col_piece != d.segments[k - 1].col_piece;
+      if (c.chunks.size() == c.begin.back() || (c.chunks.back().elements >= limit && group_starts))
+        c.chunks.push_back(Chunk{m, s, s, offset, 0});
+      const index_t n = d.segments[k].segment.extent.size();
+      c.chunks.back().end = s + 1;
+      c.chunks.back().elements += n;
+      offset += n;
+      c.chunk_of[k] = c.chunks.size() - 1;
+      c.message_of[k] = m;
+    }
   }
-  std::map<TileIndex, std::pair<std::size_t, std::size_t>> dst_tiles;  // T -> (Init, Finish)
-  std::map<TileIndex, std::size_t> src_tiles;                          // Y -> Send
-  const auto init_finish = [&](TileIndex t) {
-    auto it = dst_tiles.find(t);
-    if (it != dst_tiles.end()) return it->second;
-    Task init;
-    init.kind = TaskKind::init;
-    init.tile = t;
-    Task fin = init;
-    fin.kind = TaskKind::finish;
-    const auto pair = std::make_pair(boost::add_vertex(init, g), boost::add_vertex(fin, g));
-    return dst_tiles.emplace(t, pair).first->second;
-  };
-  const auto send_of = [&](TileIndex y, index_t batch) {
-    auto it = src_tiles.find(y);
-    if (it != src_tiles.end()) return it->second;
-    Task s;
-    s.kind = TaskKind::send;
-    s.tile = y;
-    s.batch = batch;
-    s.index = static_cast<index_t>(tg.send_lists.size());
-    tg.send_lists.emplace_back();
-    const std::size_t v = boost::add_vertex(s, g);
-    boost::add_edge(tg.batch_vertex[static_cast<std::size_t>(batch)], v, g);
-    // Batch k+1 reuses this batch's send buffer: it opens only after the packing.
-    if (batch + 1 < plan.batches)
-      boost::add_edge(v, tg.batch_vertex[static_cast<std::size_t>(batch + 1)], g);
-    return src_tiles.emplace(y, v).first->second;
-  };
-  const auto add_receive = [&](const PlannedSegment& ps, bool remote, index_t index) {
-    Task r;
-    r.kind = TaskKind::receive;
-    r.tile = ps.segment.dst_tile;
-    r.src_tile = ps.segment.src_tile;
-    r.batch = ps.batch;
-    r.remote = remote;
-    r.index = index;
-    const std::size_t v = boost::add_vertex(r, g);
-    const auto [init, fin] = init_finish(ps.segment.dst_tile);
-    boost::add_edge(init, v, g);
-    boost::add_edge(v, fin, g);
-    if (remote) boost::add_edge(tg.batch_vertex[static_cast<std::size_t>(ps.batch)], v, g);
-    if (ps.batch + 1 < plan.batches)
-      boost::add_edge(v, tg.batch_vertex[static_cast<std::size_t>(ps.batch + 1)], g);
-    return v;
-  };
+  c.begin.push_back(c.chunks.size());
+  return c;
+}
 
-  for (index_t s = 0; s < static_cast<index_t>(plan.send.segments.size()); ++s) {
-    const PlannedSegment& ps = plan.send.segments[static_cast<std::size_t>(s)];
-    const std::size_t v = send_of(ps.segment.src_tile, ps.batch);
-    tg.send_lists[static_cast<std::size_t>(g[v].index)].push_back(s);
-  }
-  for (index_t s = 0; s < static_cast<index_t>(plan.recv.segments.size()); ++s)
-    add_receive(plan.recv.segments[static_cast<std::size_t>(s)], true, s);
+/// Cuts each batch's local copies into parts of about `chunk_elements`.
+inline std::vector<LocalPart> cut_local(const Plan& plan, index_t chunk_elements) {
+  std::vector<LocalPart> parts;
+  index_t elements = 0;
   for (index_t s = 0; s < static_cast<index_t>(plan.local.size()); ++s) {
     const PlannedSegment& ps = plan.local[static_cast<std::size_t>(s)];
-    const std::size_t v = add_receive(ps, false, s);
-    boost::add_edge(send_of(ps.segment.src_tile, ps.batch), v, g);
+    if (parts.empty() || parts.back().batch != ps.batch || elements >= chunk_elements) {
+      parts.push_back(LocalPart{ps.batch, s, s});
+      elements = 0;
+    }
+    parts.back().end = s + 1;
+    elements += ps.segment.extent.size();
+  }
+  return parts;
+}
+
+/// Builds rank plan.rank's task graph: chunks of about `chunk_elements`, and the
+/// transport of every message (all point-to-point when empty). O(chunks + local parts).
+/// @pre send_transport / recv_transport are empty or have one entry per message.
+inline TaskGraph make_task_graph(const Plan& plan, index_t chunk_elements,
+                                 std::vector<Transport> send_transport = {},
+                                 std::vector<Transport> recv_transport = {}) {
+  TaskGraph tg;
+  tg.send = cut_chunks(plan.send, chunk_elements);
+  tg.recv = cut_chunks(plan.recv, chunk_elements);
+  tg.local_parts = cut_local(plan, chunk_elements);
+  tg.send_transport = std::move(send_transport);
+  tg.recv_transport = std::move(recv_transport);
+  tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);
+  tg.recv_transport.resize(plan.recv.messages.size(), Transport::point_to_point);
+  auto& g = tg.graph;
+  const auto add = [&](TaskKind kind, index_t batch, std::size_t index, bool remote = false) {
+    return boost::add_vertex(Task{kind, batch, remote, index}, g);
+  };
+  for (index_t k = 0; k < plan.batches; ++k) {
+    tg.init_vertex.push_back(add(TaskKind::init, k, static_cast<std::size_t>(k)));
+    tg.finish_vertex.push_back(add(TaskKind::finish, k, static_cast<std::size_t>(k)));
+    boost::add_edge(tg.init_vertex.back(), tg.finish_vertex.back(), g);
+    if (k > 0)
+      boost::add_edge(tg.finish_vertex[static_cast<std::size_t>(k - 1)], tg.init_vertex.back(), g);
+  }
+  const auto init_of = [&](index_t k) { return tg.init_vertex[static_cast<std::size_t>(k)]; };
+  const auto finish_of = [&](index_t k) { return tg.finish_vertex[static_cast<std::size_t>(k)]; };
+
+  tg.ack_vertex.assign(plan.send.messages.size(), SIZE_MAX);
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    const index_t batch = plan.send.messages[m].batch;
+    const Transport how = tg.send_transport[m];
+    if (how != Transport::point_to_point) {
+      tg.ack_vertex[m] = add(TaskKind::ack, batch, m);
+      boost::add_edge(init_of(batch), tg.ack_vertex[m], g);
+      if (how == Transport::shared_window) boost::add_edge(tg.ack_vertex[m], finish_of(batch), g);
+    }
+    if (how == Transport::direct) continue;  // nothing to pack: read in place
+    for (std::size_t c = tg.send.begin[m]; c < tg.send.begin[m + 1]; ++c) {
+      const std::size_t v = add(TaskKind::send, batch, c);
+      boost::add_edge(init_of(batch), v, g);
+      boost::add_edge(v, finish_of(batch), g);
+      if (tg.ack_vertex[m] != SIZE_MAX) boost::add_edge(v, tg.ack_vertex[m], g);
+    }
+  }
+  tg.arrive_vertex.resize(tg.recv.chunks.size());
+  for (std::size_t c = 0; c < tg.recv.chunks.size(); ++c) {
+    const index_t batch = plan.recv.messages[tg.recv.chunks[c].message].batch;
+    tg.arrive_vertex[c] = add(TaskKind::arrive, batch, c);
+    const std::size_t v = add(TaskKind::receive, batch, c, true);
+    boost::add_edge(init_of(batch), tg.arrive_vertex[c], g);
+    boost::add_edge(tg.arrive_vertex[c], v, g);
+    boost::add_edge(v, finish_of(batch), g);
+  }
+  for (std::size_t p = 0; p < tg.local_parts.size(); ++p) {
+    const index_t batch = tg.local_parts[p].batch;
+    const std::size_t v = add(TaskKind::receive, batch, p);
+    boost::add_edge(init_of(batch), v, g);
+    boost::add_edge(v, finish_of(batch), g);
   }
   return tg;
 }
 
-/// Writes the graph in Graphviz dot format, one node per task labelled like the paper.
-inline void write_graphviz(std::ostream& os, const TaskGraph& tg) {
+/// A task graph compiled for walking: successors in CSR form, the number of predecessors
+/// of each task, and its ready queue (Init first, then Send, local copies, unpacks, so
+/// messages leave early and local copies overlap them).
+/// @post succ[succ_begin[v], succ_begin[v + 1]) are exactly v's out-edges in tg.graph,
+/// and in_degree[v] is v's in-degree: the schedule is the graph, nothing added.
+struct Schedule {
+  std::vector<std::uint32_t> succ_begin, succ;
+  std::vector<int> in_degree;
+  std::vector<std::uint8_t> queue;
+  static constexpr std::size_t queues = 4;
+};
+
+inline Schedule compile(const TaskGraph& tg) {
   const auto& g = tg.graph;
-  const auto label = [&](std::ostream& out, std::size_t v) {
+  Schedule s;
+  s.succ_begin.assign(1, 0);
+  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
+    for (auto e : boost::make_iterator_range(boost::out_edges(v, g)))
+      s.succ.push_back(static_cast<std::uint32_t>(boost::target(e, g)));
+    s.succ_begin.push_back(static_cast<std::uint32_t>(s.succ.size()));
+    s.in_degree.push_back(static_cast<int>(boost::in_degree(v, g)));
     const Task& t = g[v];
-    out << "[label=\"" << to_string(t.kind);
-    if (t.kind == TaskKind::batch)
-      out << "(" << t.batch << ")";
-    else if (t.kind == TaskKind::receive)
-      out << "(" << t.src_tile.m << "," << t.src_tile.n << " -> " << t.tile.m << "," << t.tile.n
-          << ")";
-    else
-      out << "(" << t.tile.m << "," << t.tile.n << ")";
-    out << "\"]";
-  };
-  boost::write_graphviz(os, g, label);
+    s.queue.push_back(t.kind == TaskKind::init      ? 0
+                      : t.kind == TaskKind::send    ? 1
+                      : t.kind == TaskKind::receive ? (t.remote ? 3 : 2)
+                                                    : 2);
+  }
+  return s;
 }
 
 }  // namespace redist

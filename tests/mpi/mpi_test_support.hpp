@@ -106,7 +106,8 @@ struct RunReport {
   index_t bad_source = 0;
   index_t checked = 0;  ///< target elements checked (all ranks, last repeat)
   std::array<index_t, 9> categories{};
-  std::array<index_t, 5> tasks{};  ///< tasks run in the last execution, by TaskKind
+  TaskCounts tasks;      ///< tasks run in the last execution (sums over ranks)
+  index_t segments = 0;  ///< segments received and copied locally (sums over ranks)
   index_t elements_sent = 0, elements_received = 0, elements_local = 0;
   index_t messages = 0;
   index_t batches = 0;
@@ -122,8 +123,12 @@ template <class R>
 void add_plan_stats(const boost::mpi::communicator& comm, const R& redistributor, RunReport& rep) {
   const PlanStats& s = redistributor.plan().stats;
   for (std::size_t c = 0; c < 9; ++c) rep.categories[c] = sum(comm, s.categories[c]);
-  for (std::size_t k = 0; k < 5; ++k)
-    rep.tasks[k] = sum(comm, static_cast<index_t>(redistributor.tasks_run()[k]));
+  const TaskCounts& mine = redistributor.tasks_run();
+  for (std::size_t k = 0; k < task_kinds; ++k) {
+    const auto kind = static_cast<TaskKind>(k);
+    rep.tasks[kind] = static_cast<std::size_t>(sum(comm, static_cast<index_t>(mine[kind])));
+  }
+  rep.segments = sum(comm, s.segments_received + s.segments_local);
   rep.elements_sent = sum(comm, s.elements_sent);
   rep.elements_received = sum(comm, s.elements_received);
   rep.elements_local = sum(comm, s.elements_local);

@@ -1,5 +1,5 @@
 // The copy kernel: streaming copies must equal memcpy for every length and alignment
-// (head and tail handling), and copy_block must move exactly the block, with or without
+// (head and tail handling), and run_copies must move exactly the blocks, with or without
 // streaming stores, touching nothing around it.
 #include <cstdint>
 #include <cstring>
@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <redist/copy_kernel.hpp>
+#include <redist/copy_program.hpp>
 
 #include <doctest/doctest.h>
 
@@ -31,25 +32,37 @@ TEST_CASE("copy_streaming equals memcpy for every length and alignment") {
   CHECK(bad == 0);
 }
 
-TEST_CASE("copy_block moves a strided block exactly, streaming or not") {
+TEST_CASE("run_copies moves strided blocks exactly, streaming or not, few or many") {
+  // Many blocks run one per work item, a few run column-parallel: both must copy exactly
+  // the blocks and nothing else.
   const index_t lds = 37, ldd = 45, rows = 29, cols = 11;
   std::vector<double> src(static_cast<std::size_t>(lds * cols));
   std::iota(src.begin(), src.end(), 1.0);
-  for (bool streaming : {false, true}) {
-    std::vector<double> dst(static_cast<std::size_t>(ldd * (cols + 1)), -1.0);
-    const BlockCopy<double> c{src.data() + 3, lds, dst.data() + 5, ldd, rows, cols, streaming};
-    copy_block<Kokkos::HostSpace>(c);
-    detail::streaming_fence();
-    long bad = 0;
-    for (index_t k = 0; k < static_cast<index_t>(dst.size()); ++k) {
-      const index_t i = k % ldd - 5, j = k / ldd;
-      const bool in = i >= 0 && i < rows && j < cols;
-      bad += dst[static_cast<std::size_t>(k)] !=
-             (in ? src[static_cast<std::size_t>(3 + i + j * lds)] : -1.0);
+  Kokkos::DefaultHostExecutionSpace exec;
+  for (bool streaming : {false, true})
+    for (index_t blocks : {1, 2, 7, 64}) {
+      // Block b copies rows [b * r, (b + 1) * r) of the strip; rows split evenly-ish.
+      std::vector<double> dst(static_cast<std::size_t>(ldd * (cols + 1)), -1.0);
+      std::vector<BlockCopy<double>> copies;
+      for (index_t b = 0; b < blocks; ++b) {
+        const index_t r0 = rows * b / blocks, r1 = rows * (b + 1) / blocks;
+        copies.push_back(
+            {src.data() + 3 + r0, lds, dst.data() + 5 + r0, ldd, r1 - r0, cols, streaming});
+      }
+      run_copies(exec, copies.data(), copies.size());
+      exec.fence();
+      detail::streaming_fence();
+      long bad = 0;
+      for (index_t k = 0; k < static_cast<index_t>(dst.size()); ++k) {
+        const index_t i = k % ldd - 5, j = k / ldd;
+        const bool in = i >= 0 && i < rows && j < cols;
+        bad += dst[static_cast<std::size_t>(k)] !=
+               (in ? src[static_cast<std::size_t>(3 + i + j * lds)] : -1.0);
+      }
+      CAPTURE(streaming);
+      CAPTURE(blocks);
+      CHECK(bad == 0);
     }
-    CAPTURE(streaming);
-    CHECK(bad == 0);
-  }
 }
 
 TEST_CASE("fuse_adjacent joins copies that continue each other, and only those") {
@@ -67,7 +80,8 @@ TEST_CASE("fuse_adjacent joins copies that continue each other, and only those")
   CHECK(copies[1].rows == 0);
   CHECK(copies[2].rows == 0);
   CHECK(copies[3].rows == 2);
-  for (const auto& c : copies) copy_block<Kokkos::HostSpace>(c);
+  run_copies(Kokkos::DefaultHostExecutionSpace{}, copies.data(), copies.size());
+  Kokkos::fence();
   long bad = 0;
   for (index_t j = 0; j < 4; ++j)
     for (index_t i = 0; i < 20; ++i) {

@@ -1,7 +1,11 @@
-// Task graphs built from plans of virtual ranks (no MPI): the papers' Fig. 4 counts, acyclic
-// graphs (boost::topological_sort), task counts matching the plan, Graphviz output.
+// Task graphs built from plans of virtual ranks (no MPI): the Fig. 4 shape at message
+// granularity, acyclic graphs (boost::topological_sort), chunks that cut every message the
+// same way on both ends, the edges each transport adds, the compiled schedule equal to the
+// graph, and Graphviz output.
 #include <iterator>
+#include <map>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include <boost/graph/topological_sort.hpp>
@@ -11,6 +15,7 @@
 #include <redist/layout.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
+#include <redist/task_graph_graphviz.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
 #include <doctest/doctest.h>
@@ -29,64 +34,165 @@ bool acyclic(const TaskGraph& tg) {
   return order.size() == boost::num_vertices(tg.graph);
 }
 
+bool has_edge(const TaskGraph& tg, std::size_t a, std::size_t b) {
+  return boost::edge(a, b, tg.graph).second;
+}
+
 TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target tile") {
   const Layout src{Tiling{UniformAxis<>(30, 10), UniformAxis<>(30, 10)}, BlockCyclic(2, 2)};
   const Layout dst{Tiling{UniformAxis<>(30, 30), UniformAxis<>(30, 30)}, BlockCyclic(1, 1)};
-  std::size_t init = 0, send = 0, receive = 0, finish = 0;
+  TaskCounts total;
   for (int rank = 0; rank < 4; ++rank) {
-    const TaskGraph tg = make_task_graph(make_plan(src, dst, Region::whole({30, 30}), rank, 4));
+    const Plan plan = make_plan(src, dst, Region::whole({30, 30}), rank, 4);
+    const TaskGraph tg = make_task_graph(plan, 1 << 18);
     CHECK(acyclic(tg));
-    init += tg.count(TaskKind::init);
-    send += tg.count(TaskKind::send);
-    receive += tg.count(TaskKind::receive);
-    finish += tg.count(TaskKind::finish);
+    const TaskCounts c = tg.counts();
+    for (std::size_t k = 0; k < task_kinds; ++k)
+      total[static_cast<TaskKind>(k)] += c[static_cast<TaskKind>(k)];
     if (rank == 0) {
-      // Init(T) precedes and Finish(T) follows each of the 9 receives.
-      for (auto v : boost::make_iterator_range(boost::vertices(tg.graph))) {
-        const Task& t = tg.graph[v];
-        if (t.kind == TaskKind::init) CHECK(boost::out_degree(v, tg.graph) == 9);
-        if (t.kind == TaskKind::finish) CHECK(boost::in_degree(v, tg.graph) == 9);
+      // Init(0) opens the three arrivals and the local part; each arrival gates its
+      // unpack; Finish(0) waits for all four receives.
+      REQUIRE(tg.arrive_vertex.size() == 3);
+      for (std::size_t v : tg.arrive_vertex) {
+        CHECK(has_edge(tg, tg.init_vertex[0], v));
+        CHECK(boost::out_degree(v, tg.graph) == 1);
       }
+      CHECK(boost::in_degree(tg.finish_vertex[0], tg.graph) == 5);  // 4 receives + Init
       std::ostringstream dot;
       write_graphviz(dot, tg);
-      CHECK(!dot.str().empty());
-      CHECK(dot.str().find("Receive") != std::string::npos);
       CHECK(dot.str().find("digraph") != std::string::npos);
+      CHECK(dot.str().find("Arrive(c0)") != std::string::npos);
+      CHECK(dot.str().find("Receive(local 0)") != std::string::npos);
+    } else {
+      CHECK(c.send == 1);  // all its tiles to rank 0 in one chunk
+      CHECK(c.receive == 0);
     }
   }
-  CHECK(init == 1);
-  CHECK(send == 9);
-  CHECK(receive == 9);
-  CHECK(finish == 1);
+  CHECK(total.init == 4);
+  CHECK(total.finish == 4);
+  CHECK(total.send == 3);
+  CHECK(total.arrive == 3);
+  CHECK(total.receive == 4);
+  CHECK(total.ack == 0);  // point to point: nothing read in place
 }
 
-TEST_CASE(
-    "task graph: random block-cyclic and random plans give acyclic graphs matching the plan") {
+// Chunk boundaries of every message, by (sender, receiver, batch), as each end sees them.
+using Cuts = std::map<std::tuple<int, int, index_t>, std::vector<std::pair<index_t, index_t>>>;
+
+void record(Cuts& cuts, const Plan& p, const Direction& d, const Chunking& c, bool sending) {
+  for (std::size_t m = 0; m < d.messages.size(); ++m) {
+    const Message& msg = d.messages[m];
+    const auto key = sending ? std::make_tuple(p.rank, msg.peer, msg.batch)
+                             : std::make_tuple(msg.peer, p.rank, msg.batch);
+    auto& v = cuts[key];
+    for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k)
+      v.emplace_back(c.chunks[k].offset, c.chunks[k].elements);
+  }
+}
+
+TEST_CASE("task graph: random plans give acyclic graphs, chunks agree on both ends") {
   for (int np = 1; np <= 5; ++np)
-    for (index_t batch : {0, 1, 2}) {
-      const Layout src{Tiling{UniformAxis<>(37, 5), UniformAxis<>(41, 6)},
-                       RandomDistribution(np, 3)};
-      const Layout dst{Tiling{UniformAxis<>(40, 7), UniformAxis<>(45, 4)},
-                       BlockCyclic(1, np, 1, 2)};
-      const Region r{{30, 33}, {4, 7}, {9, 2}};
-      PlanOptions o;
-      o.batch = batch;
-      for (int rank = 0; rank < np; ++rank) {
-        const Plan p = make_plan(src, dst, r, rank, np, o);
-        const TaskGraph tg = make_task_graph(p);
-        CAPTURE(np);
-        CAPTURE(rank);
-        CHECK(acyclic(tg));
-        CHECK(tg.count(TaskKind::init) == static_cast<std::size_t>(p.stats.dst_tiles));
-        CHECK(tg.count(TaskKind::finish) == static_cast<std::size_t>(p.stats.dst_tiles));
-        CHECK(tg.count(TaskKind::receive) == p.recv.segments.size() + p.local.size());
-        CHECK(tg.count(TaskKind::batch) == static_cast<std::size_t>(p.batches));
-        // Every sent segment is packed by exactly one Send task.
-        std::size_t packed = 0;
-        for (const auto& list : tg.send_lists) packed += list.size();
-        CHECK(packed == p.send.segments.size());
+    for (index_t batch : {0, 1, 2})
+      for (index_t chunk : {1, 50, 1 << 20}) {
+        const Layout src{Tiling{UniformAxis<>(37, 5), UniformAxis<>(41, 6)},
+                         RandomDistribution(np, 3)};
+        const Layout dst{Tiling{UniformAxis<>(40, 7), UniformAxis<>(45, 4)},
+                         BlockCyclic(1, np, 1, 2)};
+        const Region r{{30, 33}, {4, 7}, {9, 2}};
+        PlanOptions o;
+        o.batch = batch;
+        Cuts sent, received;
+        for (int rank = 0; rank < np; ++rank) {
+          const Plan p = make_plan(src, dst, r, rank, np, o);
+          const TaskGraph tg = make_task_graph(p, chunk);
+          CAPTURE(np);
+          CAPTURE(rank);
+          CAPTURE(chunk);
+          CHECK(acyclic(tg));
+          const TaskCounts c = tg.counts();
+          CHECK(c.init == static_cast<std::size_t>(p.batches));
+          CHECK(c.finish == static_cast<std::size_t>(p.batches));
+          CHECK(c.send == tg.send.chunks.size());
+          CHECK(c.arrive == tg.recv.chunks.size());
+          CHECK(c.receive == tg.recv.chunks.size() + tg.local_parts.size());
+          // Every segment is in exactly one chunk, chunks lie back to back in a message.
+          for (const auto* pair : {&tg.send, &tg.recv}) {
+            const Direction& d = pair == &tg.send ? p.send : p.recv;
+            index_t covered = 0;
+            for (std::size_t m = 0; m < d.messages.size(); ++m) {
+              index_t offset = 0;
+              for (std::size_t k = pair->begin[m]; k < pair->begin[m + 1]; ++k) {
+                const Chunk& ch = pair->chunks[k];
+                CHECK(ch.offset == offset);
+                offset += ch.elements;
+                covered += ch.end - ch.first;
+              }
+              CHECK(offset == d.messages[m].elements);
+            }
+            CHECK(covered == static_cast<index_t>(d.segments.size()));
+          }
+          index_t local = 0;
+          for (const LocalPart& part : tg.local_parts) local += part.end - part.first;
+          CHECK(local == static_cast<index_t>(p.local.size()));
+          record(sent, p, p.send, tg.send, true);
+          record(received, p, p.recv, tg.recv, false);
+        }
+        CHECK(sent == received);
       }
+}
+
+TEST_CASE("task graph: acks of messages read in place, and no packing for direct ones") {
+  const Layout src{Tiling{UniformAxis<>(40, 10), UniformAxis<>(40, 10)}, BlockCyclic(1, 3)};
+  const Layout dst{Tiling{UniformAxis<>(40, 8), UniformAxis<>(40, 8)}, BlockCyclic(3, 1)};
+  PlanOptions o;
+  o.batch = 2;
+  const Plan p = make_plan(src, dst, Region::whole({40, 40}), 1, 3, o);
+  REQUIRE(p.send.messages.size() >= 2);
+  std::vector<Transport> how(p.send.messages.size(), Transport::shared_window);
+  how[0] = Transport::direct;
+  const TaskGraph tg = make_task_graph(p, 64, how);
+  CHECK(acyclic(tg));
+  CHECK(tg.count(TaskKind::ack) == p.send.messages.size());
+  std::size_t packed = 0;
+  for (std::size_t m = 1; m < p.send.messages.size(); ++m)
+    packed += tg.send.begin[m + 1] - tg.send.begin[m];
+  CHECK(tg.count(TaskKind::send) == packed);  // message 0 is read in place
+  const auto finish = tg.finish_vertex[static_cast<std::size_t>(p.send.messages[0].batch)];
+  CHECK(!has_edge(tg, tg.ack_vertex[0], finish));  // direct: gates only the end
+  for (std::size_t m = 1; m < p.send.messages.size(); ++m) {
+    const auto k = static_cast<std::size_t>(p.send.messages[m].batch);
+    CHECK(has_edge(tg, tg.ack_vertex[m], tg.finish_vertex[k]));
+    CHECK(boost::in_degree(tg.ack_vertex[m], tg.graph) ==
+          1 + tg.send.begin[m + 1] - tg.send.begin[m]);  // Init + every chunk's Send
+  }
+  // Batches run in order: Finish(k) -> Init(k + 1).
+  for (std::size_t k = 1; k < tg.init_vertex.size(); ++k)
+    CHECK(has_edge(tg, tg.finish_vertex[k - 1], tg.init_vertex[k]));
+}
+
+TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
+  const Layout src{Tiling{UniformAxis<>(50, 7), UniformAxis<>(50, 9)}, BlockCyclic(2, 2)};
+  const Layout dst{Tiling{UniformAxis<>(50, 5), UniformAxis<>(50, 6)}, BlockCyclic(1, 4)};
+  PlanOptions o;
+  o.batch = 1;
+  for (int rank = 0; rank < 4; ++rank) {
+    const Plan p = make_plan(src, dst, Region::whole({50, 50}), rank, 4, o);
+    const TaskGraph tg = make_task_graph(
+        p, 30, std::vector<Transport>(p.send.messages.size(), Transport::shared_window),
+        std::vector<Transport>(p.recv.messages.size(), Transport::shared_window));
+    const Schedule s = compile(tg);
+    const auto n = boost::num_vertices(tg.graph);
+    REQUIRE(s.in_degree.size() == n);
+    std::size_t edges = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+      CHECK(s.in_degree[v] == static_cast<int>(boost::in_degree(v, tg.graph)));
+      for (auto e = s.succ_begin[v]; e < s.succ_begin[v + 1]; ++e)
+        CHECK(has_edge(tg, v, s.succ[e]));
+      CHECK(s.succ_begin[v + 1] - s.succ_begin[v] == boost::out_degree(v, tg.graph));
+      edges += boost::out_degree(v, tg.graph);
     }
+    CHECK(s.succ.size() == edges);
+  }
 }
 
 }  // namespace

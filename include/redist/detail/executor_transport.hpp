@@ -13,15 +13,14 @@ namespace redist {
 template <class T, class MemorySpace>
 void Executor<T, MemorySpace>::setup_transport() {
   transport_ready_ = true;
-  window_sends_of_batch_.assign(static_cast<std::size_t>(plan_.batches), 0);
-  direct_send_.assign(plan_.send.messages.size(), 0);
-  direct_recv_.assign(plan_.recv.messages.size(), 0);
   choose_buffer_layouts();
-  if constexpr (use_window) {
-    const char* env = std::getenv("REDIST_SHARED_WINDOW");
-    if (env == nullptr || std::strcmp(env, "0") != 0) connect_node();
-  }
+  if constexpr (host_memory)
+    if (options_.shared_window) connect_node();
   fuse_buffer_copies();
+  // The chunks are the same as before (same plan, same chunk size); the transports and
+  // with them the Ack tasks are new.
+  graph_ = make_task_graph(plan_, chunk_elements(), graph_.send_transport, graph_.recv_transport);
+  compile_graph();
 }
 
 template <class T, class MemorySpace>
@@ -32,7 +31,7 @@ void Executor<T, MemorySpace>::connect_node() {
   for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
     const Message& msg = plan_.send.messages[m];
     if (m == 0 || msg.batch != plan_.send.messages[m - 1].batch) used = 0;
-    if (direct_send_[m]) continue;
+    if (graph_.send_transport[m] == Transport::direct) continue;
     send_offset_[m] = used;
     used += msg.elements;
     need = std::max(need, used);
@@ -53,10 +52,8 @@ void Executor<T, MemorySpace>::connect_node() {
   // Pack into the window from now on; the Kokkos send buffer is no longer needed.
   window_send_ = reinterpret_cast<T*>(window_->base(window_->node_rank()));
   window_bytes_ = need * static_cast<index_t>(sizeof(T));
-  for (std::size_t s = 0; s < plan_.send.segments.size(); ++s) {
-    const std::size_t m = send_chunks_[send_chunk_of_[s]].message;
-    send_copies_[s].dst = window_send_ + send_offset_[m] + send_rel_[s];
-  }
+  for (std::size_t s = 0; s < plan_.send.segments.size(); ++s)
+    send_copies_[s].dst = window_send_ + send_offset_[graph_.send.message_of[s]] + send_rel_[s];
   send_buf_ = buffer_view();
   send_host_ = typename buffer_view::HostMirror();
   bool off_node_recv = false;
@@ -66,12 +63,14 @@ void Executor<T, MemorySpace>::connect_node() {
     recv_buf_ = buffer_view();
     recv_host_ = typename buffer_view::HostMirror();
   }
-  for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-    const Message& msg = plan_.send.messages[m];
-    if (on_node_[static_cast<std::size_t>(msg.peer)] && !direct_send_[m])
-      window_sends_of_batch_[static_cast<std::size_t>(msg.batch)] += 1;
-  }
-  note_in_.assign(recv_chunks_.size(), 0);
+  for (std::size_t m = 0; m < plan_.send.messages.size(); ++m)
+    if (on_node_[static_cast<std::size_t>(plan_.send.messages[m].peer)] &&
+        graph_.send_transport[m] != Transport::direct)
+      graph_.send_transport[m] = Transport::shared_window;
+  for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
+    if (on_node_[static_cast<std::size_t>(plan_.recv.messages[m].peer)])
+      graph_.recv_transport[m] = Transport::shared_window;  // direct ones: see below
+  note_in_.assign(graph_.recv.chunks.size(), 0);
   note_out_.assign(plan_.send.messages.size(), 0);
   exchange_descriptions(source_window);
 }
@@ -80,12 +79,12 @@ template <class T, class MemorySpace>
 void Executor<T, MemorySpace>::fuse_buffer_copies() {
   // Buffer positions are relative to the message, so fusing holds wherever the buffer
   // ends up (the node's shared window, say). Direct messages have no buffer side.
-  for (const Chunk& c : send_chunks_)
-    if (!direct_send_[c.message])
+  for (const Chunk& c : graph_.send.chunks)
+    if (graph_.send_transport[c.message] != Transport::direct)
       fuse_adjacent(send_copies_, static_cast<std::size_t>(c.first),
                     static_cast<std::size_t>(c.end));
-  for (const Chunk& c : recv_chunks_)
-    if (!direct_recv_[c.message])
+  for (const Chunk& c : graph_.recv.chunks)
+    if (graph_.recv_transport[c.message] != Transport::direct)
       fuse_adjacent(recv_copies_, static_cast<std::size_t>(c.first),
                     static_cast<std::size_t>(c.end));
   const index_t bytes = static_cast<index_t>(sizeof(T));
@@ -168,8 +167,10 @@ std::vector<std::shared_ptr<detail::NodeWindow>> Executor<T, MemorySpace>::find_
                members[static_cast<std::size_t>(msg.peer)] >= 0;
       window_of[m] = w;
     }
-    direct_send_[m] = direct;
-    if (!direct_send_[m]) window_of[m].reset();
+    if (direct)
+      graph_.send_transport[m] = Transport::direct;
+    else
+      window_of[m].reset();
   }
   return window_of;
 }
@@ -194,7 +195,7 @@ void Executor<T, MemorySpace>::exchange_descriptions(
     const Message& msg = plan_.send.messages[m];
     if (!on_node_[static_cast<std::size_t>(msg.peer)]) continue;
     out[m].assign(size_of(msg), 0);
-    if (direct_send_[m]) {
+    if (graph_.send_transport[m] == Transport::direct) {
       const detail::NodeWindow& w = *window_of[m];
       const char* base = w.base(w.node_rank());
       out[m][0] = 1;
@@ -227,7 +228,7 @@ void Executor<T, MemorySpace>::exchange_descriptions(
     }
     fuse_adjacent(recv_copies_, static_cast<std::size_t>(msg.first),
                   static_cast<std::size_t>(msg.first + msg.count));
-    direct_recv_[m] = 1;
+    graph_.recv_transport[m] = Transport::direct;
     add_direct_window(std::move(w));
   }
 }
@@ -237,10 +238,9 @@ void Executor<T, MemorySpace>::announce_direct_sends() {
   if (direct_windows_.empty()) return;
   for (const auto& w : direct_windows_) w->publish();
   for (std::size_t m = 0; m < plan_.send.messages.size(); ++m) {
-    if (!direct_send_[m]) continue;
+    if (graph_.send_transport[m] != Transport::direct) continue;
     const Message& msg = plan_.send.messages[m];
     post_request(EventKind::ack, m, comm_.irecv(msg.peer, ack_tag));
-    ++acks_left_;
     send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), &note_out_[m], 1));
   }
 }

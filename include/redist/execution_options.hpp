@@ -1,0 +1,91 @@
+#pragma once
+/// @file execution_options.hpp
+/// ExecutionOptions: how a plan is executed (chunking, streaming stores, node transports),
+/// in one struct. Unlike PlanOptions they do not change what moves, only how; still every
+/// rank must use the same ones, since the transports are set up collectively: the
+/// Redistributor agrees on them (detail/agreement.hpp) before any collective set-up.
+///
+/// | member          | default                 | environment (read once, then agreed) |
+/// |-----------------|-------------------------|--------------------------------------|
+/// | chunk_bytes     | 2 MiB                   | REDIST_CHUNK_BYTES=N                 |
+/// | streaming       | automatic (>= 16 MiB)   | REDIST_STREAMING=0 or 1              |
+/// | shared_window   | on                      | REDIST_SHARED_WINDOW=0 or 1          |
+/// | gpu_aware_mpi   | REDIST_GPU_AWARE_MPI    | REDIST_GPU_AWARE_MPI=0 or 1          |
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <redist/error.hpp>
+#include <redist/index.hpp>
+
+#ifndef REDIST_GPU_AWARE_MPI
+/// Set to 1 when MPI can read and write device memory directly.
+#define REDIST_GPU_AWARE_MPI 0
+#endif
+
+namespace redist {
+
+/// A switch that may also be left to the library.
+enum class Toggle : int { automatic = -1, off = 0, on = 1 };
+
+struct ExecutionOptions {
+  /// Messages leave in chunks of about this many bytes: the receiver unpacks chunk k while
+  /// the sender packs chunk k + 1 (pipelining).
+  index_t chunk_bytes = index_t{1} << 21;
+  /// Streaming (non-temporal) stores into the target and send buffers; automatic: when a
+  /// rank writes at least `streaming_threshold_bytes` per execution (copy_kernel.hpp).
+  Toggle streaming = Toggle::automatic;
+  index_t streaming_threshold_bytes = index_t{16} << 20;
+  /// MPI-3 shared-memory windows between the ranks of a node (shared-window and direct
+  /// transports). Off: every message goes through MPI point-to-point.
+  bool shared_window = true;
+  /// MPI reads and writes device memory directly; off: device messages are staged
+  /// through host buffers.
+  bool gpu_aware_mpi = REDIST_GPU_AWARE_MPI != 0;
+
+  /// These options with every REDIST_* variable that is set applied on top.
+  /// @throws invalid_argument naming the variable and its value if one is malformed.
+  ExecutionOptions with_environment() const {
+    ExecutionOptions o = *this;
+    if (const char* e = std::getenv("REDIST_CHUNK_BYTES")) o.chunk_bytes = parse_bytes(e);
+    if (const char* e = std::getenv("REDIST_STREAMING"))
+      o.streaming = parse_flag("REDIST_STREAMING", e) ? Toggle::on : Toggle::off;
+    if (const char* e = std::getenv("REDIST_SHARED_WINDOW"))
+      o.shared_window = parse_flag("REDIST_SHARED_WINDOW", e);
+    if (const char* e = std::getenv("REDIST_GPU_AWARE_MPI"))
+      o.gpu_aware_mpi = parse_flag("REDIST_GPU_AWARE_MPI", e);
+    o.validate();
+    return o;
+  }
+
+  /// @throws invalid_argument naming the member and its value.
+  void validate() const {
+    detail::require<invalid_argument>(chunk_bytes >= 1, "chunk size must be positive",
+                                      "ExecutionOptions::chunk_bytes", chunk_bytes);
+    detail::require<invalid_argument>(
+        streaming_threshold_bytes >= 0, "streaming threshold must be >= 0",
+        "ExecutionOptions::streaming_threshold_bytes", streaming_threshold_bytes);
+  }
+
+ private:
+  static bool parse_flag(std::string_view name, std::string_view v) {
+    if (v == "0") return false;
+    if (v == "1") return true;
+    throw invalid_argument(detail::describe("environment flag must be 0 or 1", name, v));
+  }
+  static index_t parse_bytes(std::string_view v) {
+    index_t n = 0;
+    bool ok = !v.empty() && v.size() <= 18;
+    for (char c : v) {
+      ok = ok && c >= '0' && c <= '9';
+      if (ok) n = n * 10 + (c - '0');
+    }
+    detail::require<invalid_argument>(ok && n >= 1, "must be a positive byte count",
+                                      "REDIST_CHUNK_BYTES", v);
+    return n;
+  }
+};
+
+}  // namespace redist

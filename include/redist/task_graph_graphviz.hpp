@@ -1,0 +1,35 @@
+#pragma once
+/// @file task_graph_graphviz.hpp
+/// Graphviz output of a task graph. Opt-in (not in redist.hpp): Boost's Graphviz writer
+/// is heavy to compile, and only tools that draw graphs need it.
+
+#include <cstddef>
+#include <ostream>
+
+#include <boost/graph/graphviz.hpp>
+
+#include <redist/task_graph.hpp>
+
+namespace redist {
+
+/// Writes the graph in Graphviz dot format, one node per task labelled like the paper
+/// ("Send(c3)", "Init(0)").
+inline void write_graphviz(std::ostream& os, const TaskGraph& tg) {
+  const auto& g = tg.graph;
+  const auto label = [&](std::ostream& out, std::size_t v) {
+    const Task& t = g[v];
+    out << "[label=\"" << to_string(t.kind) << "(";
+    if (t.kind == TaskKind::init || t.kind == TaskKind::finish)
+      out << t.batch;
+    else if (t.kind == TaskKind::ack)
+      out << "m" << t.index;
+    else if (t.kind == TaskKind::receive && !t.remote)
+      out << "local " << t.index;
+    else
+      out << "c" << t.index;
+    out << ")\"]";
+  };
+  boost::write_graphviz(os, g, label);
+}
+
+}  // namespace redist
