@@ -388,6 +388,48 @@ TEST_CASE("compact plan: uniform block-cyclic classes hold one group per piece o
   CHECK(pieces == rows.pieces());
 }
 
+TEST_CASE("compact plan: skipping whole periods gives the groups of a full scan") {
+  Rng g(0x9E21);
+  int skipped = 0;
+  for (int k = 0; k < 500; ++k) {
+    CAPTURE(k);
+    const BlockCyclic sd = random_block_cyclic(g, 16), dd = random_block_cyclic(g, 16);
+    const index_t length = g.in(0, 600);
+    const UniformAxis<> sa(length + g.in(0, 20), g.in(1, 7)), ta(length + g.in(0, 20), g.in(1, 7));
+    const AxisRegion r{length, g.in(0, sa.extent() - length), g.in(0, ta.extent() - length)};
+    const auto cs = [&](index_t m) { return sd.grid_row(m); };
+    const auto ct = [&](index_t m) { return dd.grid_row(m); };
+    const std::uint64_t mask = g.chance(50) ? ~std::uint64_t{0} : g.engine();
+    const auto keep = [&](int a, int b) { return (mask >> ((a * 4 + b) % 64)) & 1; };
+    AxisPattern pattern{static_cast<int>(sd.grid().rows),
+                        static_cast<int>(dd.grid().rows),
+                        coordinate_period<Axis::row>(sd),
+                        coordinate_period<Axis::row>(dd),
+                        sa.tile(),
+                        ta.tile()};
+    const AxisGroups fast(sa, ta, r, pattern, cs, ct, keep);
+    const index_t period = pattern.elements_period();
+    if (period > 0 && length > 0 &&
+        fast.dst_begin() + 2 + 2 * (period / ta.tile()) < fast.dst_end())
+      ++skipped;
+    pattern.src_tile = pattern.dst_tile = 0;  // no period known: scans every piece
+    const AxisGroups full(sa, ta, r, pattern, cs, ct, keep);
+    CHECK(fast.groups() == full.groups());
+    CHECK(fast.pieces() == full.pieces());
+    for (int c = 0; c < pattern.src_extent; ++c)
+      CHECK(fast.first_src_tile(c) == full.first_src_tile(c));
+    for (int c = 0; c < pattern.dst_extent; ++c) {
+      CHECK(fast.first_dst_tile(c) == full.first_dst_tile(c));
+      CHECK(fast.dst_tiles_by_pieces(c) == full.dst_tiles_by_pieces(c));
+    }
+    for (int a = 0; a < pattern.src_extent; ++a)
+      for (int b = 0; b < pattern.dst_extent; ++b)
+        CHECK(fast.groups_of(a, b) == full.groups_of(a, b));
+  }
+  MESSAGE(skipped, " of 500 axes skipped whole periods");
+  CHECK(skipped > 100);
+}
+
 TEST_CASE("compact plan: same errors as make_plan") {
   using S = Tiling<UniformAxis<>, UniformAxis<>>;
   const Layout l{S{UniformAxis<>(10, 3), UniformAxis<>(10, 3)}, BlockCyclic(2, 1)};

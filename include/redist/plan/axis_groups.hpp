@@ -144,18 +144,38 @@ constexpr bool extend_group(PieceGroup& g, const Piece& p, index_t piece, index_
   return true;
 }
 
-/// The grid of one axis: coordinate extents on each side and, where known, the period
-/// (in tiles) after which a side's coordinate sequence repeats (0: not known).
-struct AxisGrid {
+/// What the scan knows of one axis: the coordinate extents on each side and, where
+/// known (else 0), the period in tiles after which a side's coordinates repeat and the
+/// common extent of a side's tiles (the last tile may be partial).
+struct AxisPattern {
   int src_extent = 1;
   int dst_extent = 1;
   index_t src_period = 0;
   index_t dst_period = 0;
+  index_t src_tile = 0;
+  index_t dst_tile = 0;
+
+  /// The period in elements of the pieces' classes, lengths and offsets:
+  /// lcm(src_tile * src_period, dst_tile * dst_period) (Prylli and Tourancheau 1996,
+  /// proposition 5), or 0 if a quantity is unknown or the product overflows.
+  constexpr index_t elements_period() const {
+    index_t es = 0, et = 0;
+    if (src_tile <= 0 || src_period <= 0 || dst_tile <= 0 || dst_period <= 0 ||
+        __builtin_mul_overflow(src_tile, src_period, &es) ||
+        __builtin_mul_overflow(dst_tile, dst_period, &et))
+      return 0;
+    index_t a = es, b = et;
+    while (b != 0) a = std::exchange(b, a % b);
+    index_t l = 0;
+    return __builtin_mul_overflow(es / a, et, &l) ? 0 : l;
+  }
 };
 
 /// The period in tiles of d's coordinate along axis A, if d states one: a grid
 /// distribution with `super_tile()` (BlockCyclic) repeats every super_tile * grid tiles.
-/// 0 otherwise. Only compression depends on it, never correctness.
+/// 0 otherwise.
+/// @pre a distribution with `super_tile()` repeats as said: its grid row of tile m + period
+/// is that of m (the scan skips whole periods on this promise).
 template <Axis A, class D>
 constexpr index_t coordinate_period(const D& d) {
   if constexpr (GridDistribution<D> && requires {
@@ -167,28 +187,51 @@ constexpr index_t coordinate_period(const D& d) {
   }
 }
 
+/// The common extent of a's tiles if a states it (a static tile extent, or a `tile()`
+/// member as UniformAxis has: tile k begins at k * tile), else 0.
+template <TileAxis TA>
+constexpr index_t uniform_tile(const TA& a) {
+  if constexpr (TA::static_tile != dynamic_extent) {
+    return TA::static_tile;
+  } else if constexpr (requires {
+                         { a.tile() } -> std::same_as<index_t>;
+                       }) {
+    return a.tile();
+  } else {
+    return 0;
+  }
+}
+
 /// The pieces of one axis, grouped by class (source coordinate, target coordinate) and
 /// compressed into PieceGroups (see the file comment).
 class AxisGroups {
  public:
   /// Scans the pieces of region `r` on one axis in AxisCut order. `src_coord(k)` and
   /// `dst_coord(k)` give the coordinate of source / target tile k, in
-  /// [0, grid.src_extent) / [0, grid.dst_extent); groups are kept only for classes with
-  /// `keep(src coordinate, target coordinate)`, the counts below cover every class.
-  /// @pre the region fits both axes (validate_region).
+  /// [0, pattern.src_extent) / [0, pattern.dst_extent); groups are kept only for classes
+  /// with `keep(source coordinate, target coordinate)`, the counts below cover every
+  /// class.
+  ///
+  /// When the pattern's period is known, the scan covers the first target tile, one
+  /// period, and what is left after the last whole period: the periods in between hold
+  /// the same pieces shifted (Prylli and Tourancheau 1996, propositions 5 and 7), so
+  /// every group that ends in the scanned period grows by their number at once. The
+  /// groups are the same as a full scan's; the time is O(pieces per period).
+  /// @pre the region fits both axes (validate_region); periods and tiles, where given,
+  /// are true of the axes and coordinate functions.
   /// @post groups_of(c_s, c_t) are sorted by first_piece; together the groups of a kept
   /// class hold each of its pieces exactly once.
   template <TileAxis SA, TileAxis TA, class SrcCoord, class DstCoord, class Keep>
-  AxisGroups(const SA& src, const TA& dst, const AxisRegion& r, const AxisGrid& grid,
+  AxisGroups(const SA& src, const TA& dst, const AxisRegion& r, const AxisPattern& pattern,
              SrcCoord&& src_coord, DstCoord&& dst_coord, Keep&& keep)
-      : grid_(grid) {
-    REDIST_EXPECTS(grid.src_extent >= 1 && grid.dst_extent >= 1);
+      : pattern_(pattern) {
+    REDIST_EXPECTS(pattern.src_extent >= 1 && pattern.dst_extent >= 1);
     const auto classes =
-        static_cast<std::size_t>(grid.src_extent) * static_cast<std::size_t>(grid.dst_extent);
+        static_cast<std::size_t>(pattern.src_extent) * static_cast<std::size_t>(pattern.dst_extent);
     class_first_.assign(classes + 1, 0);
-    dst_pieces_.assign(static_cast<std::size_t>(grid.dst_extent), {});
-    first_src_tile_.assign(static_cast<std::size_t>(grid.src_extent), -1);
-    first_dst_tile_.assign(static_cast<std::size_t>(grid.dst_extent), -1);
+    dst_pieces_.assign(static_cast<std::size_t>(pattern.dst_extent), {});
+    first_src_tile_.assign(static_cast<std::size_t>(pattern.src_extent), -1);
+    first_dst_tile_.assign(static_cast<std::size_t>(pattern.dst_extent), -1);
     if (r.length == 0) return;
     dst_begin_ = dst.tile_of(r.dst_origin);
     dst_end_ = dst.tile_of(r.dst_origin + r.length - 1) + 1;
@@ -196,8 +239,8 @@ class AxisGroups {
     src_end_ = src.tile_of(r.src_origin + r.length - 1) + 1;
 
     std::vector<char> kept(classes);
-    for (int cs = 0; cs < grid.src_extent; ++cs)
-      for (int ct = 0; ct < grid.dst_extent; ++ct) kept[class_of(cs, ct)] = keep(cs, ct) ? 1 : 0;
+    for (int cs = 0; cs < pattern.src_extent; ++cs)
+      for (int ct = 0; ct < pattern.dst_extent; ++ct) kept[class_of(cs, ct)] = keep(cs, ct) ? 1 : 0;
 
     // Groups in order of their first piece, with their class; one open group per key.
     std::vector<PieceGroup> open_groups;
@@ -205,38 +248,86 @@ class AxisGroups {
     std::unordered_map<Key, std::size_t, KeyHash> open;
     const index_t shift = r.shift();
     index_t piece = 0;
-    for (index_t k = dst_begin_; k < dst_end_; ++k) {
-      const index_t tile_begin = dst.begin(k);
-      const int ct = static_cast<int>(dst_coord(k));
-      REDIST_EXPECTS(0 <= ct && ct < grid.dst_extent);
-      const index_t n = for_each_piece(src, dst, r, k, [&](const Piece& p) {
-        const int cs = static_cast<int>(src_coord(p.src_tile));
-        REDIST_EXPECTS(0 <= cs && cs < grid.src_extent);
-        index_t& first_src = first_src_tile_[static_cast<std::size_t>(cs)];
-        if (first_src < 0) first_src = p.src_tile;
-        const std::size_t c = class_of(cs, ct);
-        if (kept[c]) {
-          const index_t dst_start = tile_begin + p.dst_offset, src_start = dst_start + shift;
-          const Key key{c,
-                        phase(p.src_tile, grid.src_period),
-                        phase(p.dst_tile, grid.dst_period),
-                        p.src_offset,
-                        p.dst_offset,
-                        p.length};
-          const auto [it, inserted] = open.try_emplace(key, open_groups.size());
-          if (inserted || !extend_group(open_groups[it->second], p, piece, src_start)) {
-            it->second = open_groups.size();
-            open_groups.push_back(single_group(p, piece, src_start, dst_start));
-            open_class.push_back(c);
+    const auto scan = [&](index_t k_begin, index_t k_end) {
+      for (index_t k = k_begin; k < k_end; ++k) {
+        const index_t tile_begin = dst.begin(k);
+        const int ct = static_cast<int>(dst_coord(k));
+        REDIST_EXPECTS(0 <= ct && ct < pattern.dst_extent);
+        const index_t n = for_each_piece(src, dst, r, k, [&](const Piece& p) {
+          const int cs = static_cast<int>(src_coord(p.src_tile));
+          REDIST_EXPECTS(0 <= cs && cs < pattern.src_extent);
+          index_t& first_src = first_src_tile_[static_cast<std::size_t>(cs)];
+          if (first_src < 0) first_src = p.src_tile;
+          const std::size_t c = class_of(cs, ct);
+          if (kept[c]) {
+            const index_t dst_start = tile_begin + p.dst_offset, src_start = dst_start + shift;
+            const Key key{c,
+                          phase(p.src_tile, pattern.src_period),
+                          phase(p.dst_tile, pattern.dst_period),
+                          p.src_offset,
+                          p.dst_offset,
+                          p.length};
+            const auto [it, inserted] = open.try_emplace(key, open_groups.size());
+            if (inserted || !extend_group(open_groups[it->second], p, piece, src_start)) {
+              it->second = open_groups.size();
+              open_groups.push_back(single_group(p, piece, src_start, dst_start));
+              open_class.push_back(c);
+            }
           }
+          ++piece;
+        });
+        dst_pieces_[static_cast<std::size_t>(ct)]
+                   [static_cast<std::size_t>(std::min<index_t>(n, 3) - 1)] += 1;
+        index_t& first_dst = first_dst_tile_[static_cast<std::size_t>(ct)];
+        if (first_dst < 0) first_dst = k;
+      }
+    };
+
+    // Tiles after the first and before the last are not clipped by the region: there
+    // the pattern repeats every `period` elements = `per_tiles` target tiles.
+    index_t k = dst_begin_;
+    const index_t period = pattern.elements_period();
+    const index_t per_tiles = period > 0 ? period / pattern.dst_tile : 0;
+    if (per_tiles > 0 && dst_begin_ + 1 + 2 * per_tiles <= dst_end_ - 1) {
+      const index_t w_begin = dst_begin_ + 1, w_end = w_begin + per_tiles;
+      scan(dst_begin_, w_begin);
+      const auto tiles_before = dst_pieces_;
+      const index_t piece_before = piece;
+      scan(w_begin, w_end);
+      k = w_end;
+      const index_t per_pieces = piece - piece_before;
+      const index_t jumps = (dst_end_ - 1 - w_end) / per_tiles;
+      const index_t src_step = period / pattern.src_tile, dst_step = per_tiles;
+      // Every key seen in the period is open and ends there; one period earlier it had
+      // the same piece or none (its first member). Checked before anything changes.
+      const auto ends_in_period = [&](const PieceGroup& g) {
+        return g.first_piece + (g.count - 1) * g.piece_step >= piece_before;
+      };
+      bool repeats = true;
+      for (const auto& [key, g] : open) {
+        const PieceGroup& grp = open_groups[g];
+        if (ends_in_period(grp) && grp.count > 1)
+          repeats = repeats && grp.stride == period && grp.piece_step == per_pieces &&
+                    grp.src_tile_step == src_step && grp.dst_tile_step == dst_step;
+      }
+      if (repeats && jumps > 0) {
+        for (const auto& [key, g] : open) {
+          PieceGroup& grp = open_groups[g];
+          if (!ends_in_period(grp)) continue;
+          grp.piece_step = per_pieces;
+          grp.stride = period;
+          grp.src_tile_step = src_step;
+          grp.dst_tile_step = dst_step;
+          grp.count += jumps;
         }
-        ++piece;
-      });
-      dst_pieces_[static_cast<std::size_t>(ct)]
-                 [static_cast<std::size_t>(std::min<index_t>(n, 3) - 1)] += 1;
-      index_t& first_dst = first_dst_tile_[static_cast<std::size_t>(ct)];
-      if (first_dst < 0) first_dst = k;
+        piece += jumps * per_pieces;
+        for (std::size_t c = 0; c < dst_pieces_.size(); ++c)
+          for (std::size_t a = 0; a < 3; ++a)
+            dst_pieces_[c][a] += jumps * (dst_pieces_[c][a] - tiles_before[c][a]);
+        k = w_end + jumps * per_tiles;
+      }
     }
+    scan(k, dst_end_);
     pieces_ = piece;
 
     // Stable counting sort by class: (class, first_piece) order.
@@ -273,7 +364,7 @@ class AxisGroups {
   index_t dst_end() const { return dst_end_; }
   index_t src_begin() const { return src_begin_; }
   index_t src_end() const { return src_end_; }
-  const AxisGrid& grid() const { return grid_; }
+  const AxisPattern& pattern() const { return pattern_; }
   /// Heap bytes held.
   std::size_t memory_bytes() const {
     return groups_.capacity() * sizeof(PieceGroup) +
@@ -306,11 +397,11 @@ class AxisGroups {
   };
   static constexpr index_t phase(index_t k, index_t period) { return period > 0 ? k % period : 0; }
   std::size_t class_of(int c_s, int c_t) const {
-    return static_cast<std::size_t>(c_s) * static_cast<std::size_t>(grid_.dst_extent) +
+    return static_cast<std::size_t>(c_s) * static_cast<std::size_t>(pattern_.dst_extent) +
            static_cast<std::size_t>(c_t);
   }
 
-  AxisGrid grid_;
+  AxisPattern pattern_;
   std::vector<PieceGroup> groups_;
   std::vector<index_t> class_first_;
   std::vector<std::array<index_t, 3>> dst_pieces_;
@@ -324,15 +415,21 @@ class AxisGroups {
 /// for which `keep(source coordinate, target coordinate)` holds.
 /// @pre the region fits both layouts (validate_region).
 template <Axis A, class SrcLayout, class DstLayout, class Keep>
-requires GridDistribution<typename SrcLayout::distribution_type> &&
-    GridDistribution<typename DstLayout::distribution_type>
-        AxisGroups make_axis_groups(const SrcLayout& src, const DstLayout& dst, const Region& r,
-                                    Keep&& keep) {
+AxisGroups make_axis_groups(const SrcLayout& src, const DstLayout& dst, const Region& r,
+                            Keep&& keep) {
+  static_assert(GridDistribution<typename SrcLayout::distribution_type> &&
+                    GridDistribution<typename DstLayout::distribution_type>,
+                "redist: per-axis groups need grid distributions on both sides");
   const auto& sd = src.distribution();
   const auto& dd = dst.distribution();
-  const AxisGrid grid{static_cast<int>(sd.grid().template get<A>()),
-                      static_cast<int>(dd.grid().template get<A>()), coordinate_period<A>(sd),
-                      coordinate_period<A>(dd)};
+  const auto& sa = axis<A>(src.shape());
+  const auto& ta = axis<A>(dst.shape());
+  const AxisPattern pattern{static_cast<int>(sd.grid().template get<A>()),
+                            static_cast<int>(dd.grid().template get<A>()),
+                            coordinate_period<A>(sd),
+                            coordinate_period<A>(dd),
+                            uniform_tile(sa),
+                            uniform_tile(ta)};
   const auto src_coord = [&](index_t k) {
     if constexpr (A == Axis::row) {
       return static_cast<int>(sd.grid_row(k));
@@ -347,8 +444,7 @@ requires GridDistribution<typename SrcLayout::distribution_type> &&
       return static_cast<int>(dd.grid_col(k));
     }
   };
-  return AxisGroups(axis<A>(src.shape()), axis<A>(dst.shape()), r.axis<A>(), grid, src_coord,
-                    dst_coord, keep);
+  return AxisGroups(sa, ta, r.axis<A>(), pattern, src_coord, dst_coord, keep);
 }
 
 }  // namespace redist
