@@ -212,7 +212,7 @@ void check_config(const Config<SD, DD>& c, Totals& totals) {
     CAPTURE(rank);
     const Plan p = make_plan(c.src, c.dst, r, rank, c.np, c.options);
     const CompactPlan cp = make_compact_plan(c.src, c.dst, r, rank, c.np, c.options);
-    CHECK(cp.periodic == (GridDistribution<SD> && GridDistribution<DD>));
+    CHECK(cp.per_axis == (GridDistribution<SD> && GridDistribution<DD>));
     CHECK(cp.batch == p.batch);
     CHECK(cp.batches == p.batches);
     check_stats(cp.stats, p.stats);

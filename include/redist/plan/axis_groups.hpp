@@ -37,8 +37,10 @@
 ///        0          8        2     2        0       12       0 (6)          0 (4)      0 / 0
 ///        5          8        2     1        8       12       4 (6)          2 (4)      0 / 2
 ///
-/// Cost: one scan of the axis's pieces, O(pieces per axis) time; the kept groups are
-/// O(distinct runs) memory (the scan keeps one open group per recurring piece shape).
+/// Cost: one scan of the axis's pieces, O(pieces per axis) time, or O(pieces per period)
+/// when the tiles are uniform and the coordinate periods known (whole periods are
+/// skipped); the kept groups are O(distinct runs) memory (the scan keeps one open group
+/// per recurring piece shape).
 
 #include <algorithm>
 #include <array>

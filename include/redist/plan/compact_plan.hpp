@@ -15,8 +15,9 @@
 ///   classes compressed into strided groups (axis_groups.hpp; the lcm period of
 ///   Prylli and Tourancheau 1996, section 4.3); the families of a message are the
 ///   products of its row groups and its column groups, columns split at batch
-///   boundaries. Cost: O(pieces per axis) time, O(groups + families) memory; nothing
-///   proportional to the number of segments.
+///   boundaries. Cost: O(pieces per lcm period + families) time with uniform tiles and
+///   block-cyclic distributions, O(pieces per axis + families) otherwise, and
+///   O(groups + families) memory; nothing proportional to the number of segments.
 /// - Any other pair (random, owner table, band, user types, or one grid side only):
 ///   the per-segment enumeration of make_plan (only the tiles this rank owns), whose
 ///   consecutive row pieces of one column piece for one peer are merged into one family
@@ -53,7 +54,7 @@ class CompactPlan {
   index_t batch = 1;    ///< source tile columns per batch (as Plan::batch)
   index_t batches = 0;  ///< number of batches (as Plan::batches)
   PlanOptions options;
-  bool periodic = false;  ///< true: built from per-axis classes (both distributions grids)
+  bool per_axis = false;  ///< true: built from per-axis classes (both distributions grids)
   std::vector<PieceGroup> row_groups;
   std::vector<PieceGroup> col_groups;
   FamilyList send;
@@ -180,7 +181,7 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
   plan.rank = rank;
   plan.comm_size = comm_size;
   plan.options = options;
-  plan.periodic = true;
+  plan.per_axis = true;
 
   // This rank's grid coordinates on each side (a user grid may give a rank several).
   const int Ps = static_cast<int>(sd.grid().rows), Qs = static_cast<int>(sd.grid().cols);
@@ -364,8 +365,8 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
 /// Plans rank `rank`'s part of moving region `r` from `src` to `dst` among `comm_size`
 /// ranks, as block families. Same inputs, checks and errors as make_plan (the same
 /// functions run), same statistics; the families move exactly make_plan's segments.
-/// Cost: O(pieces per axis + families) when both distributions are grids, else that of
-/// make_plan.
+/// Cost: O(pieces per axis + families) when both distributions are grids (per lcm period
+/// instead of per axis with uniform tiles and block-cyclic grids), else that of make_plan.
 /// @throws region_error if r does not fit; distribution_error if a distribution uses
 /// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
 /// options or a rank outside [0, comm_size).
@@ -383,7 +384,7 @@ CompactPlan make_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
       plan.rank = rank;
       plan.comm_size = comm_size;
       plan.options = options;
-      plan.periodic = true;
+      plan.per_axis = true;
       return plan;
     }
     return detail::grid_compact_plan(src, dst, r, rank, comm_size, options);
