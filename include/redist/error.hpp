@@ -50,6 +50,13 @@ class parse_error : public invalid_argument {
   using invalid_argument::invalid_argument;
 };
 
+/// Ranks passed different values for what a collective operation needs identical on
+/// every rank (layouts, region, element size, options). Thrown on every rank alike.
+class agreement_error : public invalid_argument {
+ public:
+  using invalid_argument::invalid_argument;
+};
+
 /// Communication failed or peers disagree about the plan.
 class communication_error : public error {
  public:

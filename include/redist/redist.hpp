@@ -12,6 +12,7 @@
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
 #include <redist/executor.hpp>
+#include <redist/fingerprint.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
 #include <redist/node_shared.hpp>

@@ -11,9 +11,11 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/mpi/communicator.hpp>
 
+#include <redist/detail/agreement.hpp>
 #include <redist/detail/collectively.hpp>
 #include <redist/error.hpp>
 #include <redist/executor.hpp>
@@ -50,16 +52,26 @@ class Redistributor {
   /// Plans moving `region` from src to dst among the ranks of `comm` (duplicated, so
   /// redist's messages never meet the caller's). Collective.
   /// @throws (on every rank) region_error, distribution_error, storage_error,
-  /// invalid_argument naming the parameter and value, if any rank finds bad input.
+  /// invalid_argument naming the parameter and value, if any rank finds bad input;
+  /// agreement_error naming what differs and on which ranks if the ranks passed different
+  /// layouts, storage kinds, regions, element types or options.
   Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm, Region region,
                 PlanOptions options = {})
       : comm_(comm, boost::mpi::comm_duplicate), region_(region) {
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
+    Plan plan;
+    std::vector<AgreementItem> items;
     detail::collectively(comm_, [&] {
       check_matrices(src, dst);
-      executor_ = std::make_unique<Executor<value_type, memory_space>>(
-          make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options), src,
-          dst, comm_);
+      plan = make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options);
+      items = detail::redistribution_items(src, dst, region_, options);
+    });
+    // Each rank's input is valid on its own; now all must be the same redistribution,
+    // before anything sized or set up from the plans (detail/agreement.hpp).
+    detail::agree(comm_, items);
+    detail::collectively(comm_, [&] {
+      executor_ = std::make_unique<Executor<value_type, memory_space>>(std::move(plan), src, dst,
+                                                                       comm_);
     });
     // Only once every rank has planned without error: the transport set-up is collective.
     executor_->connect();

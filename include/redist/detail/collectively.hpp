@@ -24,7 +24,8 @@ enum class ErrorKind : int {
   distribution,
   storage,
   parse,
-  communication
+  communication,
+  agreement
 };
 
 inline ErrorKind kind_of(const std::exception& e) {
@@ -32,6 +33,7 @@ inline ErrorKind kind_of(const std::exception& e) {
   if (dynamic_cast<const distribution_error*>(&e)) return ErrorKind::distribution;
   if (dynamic_cast<const storage_error*>(&e)) return ErrorKind::storage;
   if (dynamic_cast<const parse_error*>(&e)) return ErrorKind::parse;
+  if (dynamic_cast<const agreement_error*>(&e)) return ErrorKind::agreement;
   if (dynamic_cast<const invalid_argument*>(&e)) return ErrorKind::invalid_argument;
   if (dynamic_cast<const communication_error*>(&e)) return ErrorKind::communication;
   return ErrorKind::error;
@@ -51,6 +53,8 @@ inline ErrorKind kind_of(const std::exception& e) {
       throw invalid_argument(what);
     case ErrorKind::communication:
       throw communication_error(what);
+    case ErrorKind::agreement:
+      throw agreement_error(what);
     default:
       throw error(what);
   }

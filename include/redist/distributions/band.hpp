@@ -11,6 +11,7 @@
 #include <redist/distribution.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 
 namespace redist {
 
@@ -36,6 +37,14 @@ class BandDistribution {
   }
   constexpr int owner(TileIndex t) const {
     return in_band(t) ? band_.owner({t.m - t.n + width_ - 1, t.n}) : off_.owner(t);
+  }
+  /// Exact: band width and both grids (fingerprint.hpp).
+  constexpr std::uint64_t fingerprint() const {
+    return detail::Hasher(0x42414E44ull)  // "BAND"
+        .add(width_)
+        .add(band_.fingerprint())
+        .add(off_.fingerprint())
+        .value();
   }
   friend constexpr bool operator==(const BandDistribution&, const BandDistribution&) = default;
 

@@ -14,6 +14,7 @@
 #include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 
 namespace redist {
 
@@ -91,6 +92,18 @@ class BlockCyclic {
     }
   }
 
+  /// Exact: grid, super-tile, first owner and grid order (fingerprint.hpp).
+  constexpr std::uint64_t fingerprint() const {
+    return detail::Hasher(0x4243ull)  // "BC"
+        .add(P_)
+        .add(Q_)
+        .add(kp_)
+        .add(kq_)
+        .add(first_.p)
+        .add(first_.q)
+        .add(static_cast<int>(order_))
+        .value();
+  }
   friend constexpr bool operator==(const BlockCyclic&, const BlockCyclic&) = default;
 
  private:

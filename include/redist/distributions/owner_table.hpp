@@ -9,6 +9,7 @@
 #include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 
 namespace redist {
 
@@ -44,6 +45,13 @@ class OwnerTable {
   int owner(TileIndex t) const {
     REDIST_EXPECTS(0 <= t.m && t.m < tiles_.rows && 0 <= t.n && t.n < tiles_.cols);
     return owners_[static_cast<std::size_t>(t.n * tiles_.rows + t.m)];
+  }
+  /// Exact: the whole table, O(tiles) (fingerprint.hpp).
+  std::uint64_t fingerprint() const {
+    detail::Hasher h(0x5441424Cull);  // "TABL"
+    h.add(ranks_).add(tiles_.rows).add(tiles_.cols);
+    for (int o : owners_) h.add(o);
+    return h.value();
   }
   friend bool operator==(const OwnerTable&, const OwnerTable&) = default;
 

@@ -9,6 +9,7 @@
 
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 
 namespace redist {
 
@@ -32,6 +33,10 @@ class RandomDistribution {
     // Multiply-high maps 64 random bits onto [0, ranks) without modulo bias worth noting.
     __extension__ using u128 = unsigned __int128;
     return static_cast<int>((static_cast<u128>(h) * static_cast<unsigned>(ranks_)) >> 64);
+  }
+  /// Exact: rank count and seed (fingerprint.hpp).
+  constexpr std::uint64_t fingerprint() const {
+    return detail::Hasher(0x52414E44ull).add(ranks_).add(seed_).value();  // "RAND"
   }
   friend constexpr bool operator==(const RandomDistribution&, const RandomDistribution&) = default;
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 #include <redist/tile_shape.hpp>
 
 namespace redist {
@@ -55,6 +56,13 @@ class IrregularAxis {
            1;
   }
   constexpr const std::vector<index_t>& boundaries() const { return bounds_; }
+  /// Exact: every boundary, O(count()) (fingerprint.hpp).
+  constexpr std::uint64_t fingerprint() const {
+    detail::Hasher h(0x495252ull);  // "IRR"
+    h.add(static_cast<index_t>(bounds_.size()));
+    for (index_t b : bounds_) h.add(b);
+    return h.value();
+  }
   friend constexpr bool operator==(const IrregularAxis&, const IrregularAxis&) = default;
 
  private:

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 #include <redist/tile_shape.hpp>
 
 namespace redist {
@@ -47,6 +48,10 @@ class UniformAxis {
   constexpr index_t tile_of(index_t i) const {
     REDIST_EXPECTS(0 <= i && i < extent_);
     return i / tile_;
+  }
+  /// Exact: extent and tile extent (fingerprint.hpp).
+  constexpr std::uint64_t fingerprint() const {
+    return detail::Hasher(0x554E49ull).add(extent_).add(tile_).value();  // "UNI"
   }
   friend constexpr bool operator==(const UniformAxis&, const UniformAxis&) = default;
 

@@ -37,6 +37,7 @@
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
+#include <redist/fingerprint.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
 #include <redist/region.hpp>
@@ -126,6 +127,17 @@ class SpecDistribution {
         if (owner(TileIndex{m, n}) == rank) f(TileIndex{m, n});
   }
   const variant_type& get() const { return d_; }
+  /// Exact: which distribution and its own fingerprint (fingerprint.hpp).
+  std::uint64_t fingerprint() const {
+    return std::visit(
+        [&](const auto& d) {
+          return redist::detail::Hasher(0x53504543ull)  // "SPEC"
+              .add(static_cast<std::uint64_t>(d_.index()))
+              .add(d.fingerprint())
+              .value();
+        },
+        d_);
+  }
 
  private:
   variant_type d_;
