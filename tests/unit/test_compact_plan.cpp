@@ -126,10 +126,10 @@ OpaqueBlockCyclic random_distribution<OpaqueBlockCyclic>(Rng& g, int np) {
   return OpaqueBlockCyclic{random_block_cyclic(g, np)};
 }
 
-template <class SD, class DD>
+template <class SD, class DD, class S = Shape>
 struct Config {
-  Layout<Shape, SD> src;
-  Layout<Shape, DD> dst;
+  Layout<S, SD> src;
+  Layout<S, DD> dst;
   Region region;
   int np;
   PlanOptions options;
@@ -151,6 +151,26 @@ Config<SD, DD> random_config(Rng& g) {
   const index_t b = g.in(0, 3);
   o.batch = b == 3 ? 0 : b;
   if (g.chance(25)) o.max_buffer_bytes = 256;  // several automatic batches
+  return {std::move(src), std::move(dst), r, np, o};
+}
+
+using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
+
+/// Uniform tiles and longer axes: the axis scans skip whole lcm periods.
+Config<BlockCyclic, BlockCyclic, Uniform> random_uniform_config(Rng& g) {
+  const int np = static_cast<int>(g.in(1, 9));
+  const index_t m = g.in(60, 160), n = g.in(60, 160);
+  const auto uniform = [&](index_t extent) {
+    return UniformAxis<>(extent + g.in(0, 9), g.in(1, 5));
+  };
+  Layout<Uniform, BlockCyclic> src{Uniform{uniform(m), uniform(n)}, random_block_cyclic(g, np)};
+  Layout<Uniform, BlockCyclic> dst{Uniform{uniform(m), uniform(n)}, random_block_cyclic(g, np)};
+  const index_t rows = m - g.in(0, 9), cols = n - g.in(0, 9);
+  const Region r{{rows, cols},
+                 {g.in(0, src.extents().rows - rows), g.in(0, src.extents().cols - cols)},
+                 {g.in(0, dst.extents().rows - rows), g.in(0, dst.extents().cols - cols)}};
+  PlanOptions o;
+  o.batch = g.in(0, 12);
   return {std::move(src), std::move(dst), r, np, o};
 }
 
@@ -197,8 +217,8 @@ struct Totals {
   index_t groups = 0, compressed = 0, families = 0, segments = 0;
 };
 
-template <class SD, class DD>
-void check_config(const Config<SD, DD>& c, Totals& totals) {
+template <class SD, class DD, class S>
+void check_config(const Config<SD, DD, S>& c, Totals& totals) {
   const Region& r = c.region;
   const auto &sr = c.src.shape().rows(), &sc = c.src.shape().cols();
   const auto &dr = c.dst.shape().rows(), &dc = c.dst.shape().cols();
@@ -337,6 +357,21 @@ void run_random_configs(std::uint64_t seed, int count, bool expect_compression) 
 
 TEST_CASE("compact plan: block-cyclic to block-cyclic moves exactly make_plan's segments") {
   run_random_configs<BlockCyclic, BlockCyclic>(0xC0FFEE, 300, true);
+}
+
+TEST_CASE("compact plan: uniform block-cyclic layouts, periods skipped, move the same") {
+  Rng g(0x5CA1E);
+  Totals totals;
+  for (int k = 0; k < 60; ++k) {
+    const auto c = random_uniform_config(g);
+    CAPTURE(k);
+    CAPTURE(c.np);
+    CAPTURE(c.region.extent);
+    check_config(c, totals);
+  }
+  MESSAGE(totals.groups, " groups (", totals.compressed, " with several pieces), ", totals.families,
+          " families for ", totals.segments, " segments");
+  CHECK(totals.families * 4 < totals.segments);
 }
 
 TEST_CASE("compact plan: user grids (scattered, several coordinates per rank)") {
@@ -493,8 +528,6 @@ TEST_CASE("compact plan: a grid owner outside the communicator fails on the same
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-
-using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
 
 TEST_CASE("compact plan: 2000^2, 1x1 tiles, grids 1x2 -> 2x1 (issue 9)") {
   const index_t N = 2000;
