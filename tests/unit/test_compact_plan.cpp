@@ -612,6 +612,27 @@ TEST_CASE("compact plan: 4000^2, 4x4 -> 5x5 tiles, grids 2x2 -> 3x3 (issue 9)") 
   check_stats(make_compact_plan(src, dst, Region::whole({N, N}), 0, 9).stats, p.stats);
 }
 
+TEST_CASE("compact plan: 10^6 x 10^6, 64 x 64 -> 100 x 80 tiles, 16384 ranks, as make_plan") {
+  const index_t N = 1000000;
+  const Layout src{Uniform{UniformAxis<>(N, 64), UniformAxis<>(N, 64)}, BlockCyclic(128, 128)};
+  const Layout dst{Uniform{UniformAxis<>(N, 100), UniformAxis<>(N, 80)}, BlockCyclic(64, 256)};
+  for (int rank : {0, 12345, 16383}) {
+    CAPTURE(rank);
+    auto t0 = std::chrono::steady_clock::now();
+    const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 16384);
+    const double segment_s = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const CompactPlan cp = make_compact_plan(src, dst, Region::whole({N, N}), rank, 16384);
+    const double compact_s = seconds_since(t0);
+    MESSAGE("10^6^2 64->100x80 rank ", rank, ": make_plan ", segment_s * 1e3, " ms (",
+            p.memory_bytes(), " bytes), compact ", compact_s * 1e3, " ms (", cp.memory_bytes(),
+            " bytes, ", cp.batches, " batches)");
+    CHECK(cp.batches == p.batches);
+    check_stats(cp.stats, p.stats);
+    CHECK(compact_s < 1.0);
+  }
+}
+
 TEST_CASE("compact plan: 10^6 x 10^6, 1x1 tiles, grids 1x2 -> 2x1") {
   const index_t N = 1000000;
   const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};

@@ -14,8 +14,9 @@
 /// - messages are ordered by (batch, peer); a message carries every family between its
 ///   two ranks in its batch;
 /// - inside a message, families are ordered by (column group, first column member,
-///   row group, first row member); group order is (class, first piece) on every rank,
-///   so the order is the same at both ends although each rank numbers only its groups;
+///   row group, first row member). Group indices are local to a rank's plan, but their
+///   order is not: (class, first piece) on the per-axis path, (column piece, first row
+///   piece) on the per-segment fallback, so both ends derive the same family order;
 /// - the messages of a batch lie back to back in the batch buffer, in message order,
 ///   from offset 0 (Message::buffer_offset, FamilyList::batch_elements: the meaning of
 ///   plan.hpp's Message and Direction);
