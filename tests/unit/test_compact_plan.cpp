@@ -97,9 +97,11 @@ std::pair<int, int> random_grid(Rng& g, int np) {
 
 BlockCyclic random_block_cyclic(Rng& g, int np) {
   const auto [P, Q] = random_grid(g, np);
-  return BlockCyclic(P, Q, g.in(1, 3), g.in(1, 3),
-                     GridCoord{static_cast<int>(g.in(0, P - 1)), static_cast<int>(g.in(0, Q - 1))},
-                     g.chance(30) ? GridOrder::column_major : GridOrder::row_major);
+  // One draw per statement: argument evaluation order is unspecified.
+  const index_t kp = g.in(1, 3), kq = g.in(1, 3);
+  const GridCoord first{static_cast<int>(g.in(0, P - 1)), static_cast<int>(g.in(0, Q - 1))};
+  const GridOrder order = g.chance(30) ? GridOrder::column_major : GridOrder::row_major;
+  return BlockCyclic(P, Q, kp, kq, first, order);
 }
 
 ScatteredGrid random_scattered(Rng& g, int np) {
@@ -119,7 +121,8 @@ ScatteredGrid random_distribution<ScatteredGrid>(Rng& g, int np) {
 }
 template <>
 RandomDistribution random_distribution<RandomDistribution>(Rng& g, int np) {
-  return RandomDistribution(static_cast<int>(g.in(1, np)), g.engine());
+  const int ranks = static_cast<int>(g.in(1, np));
+  return RandomDistribution(ranks, g.engine());
 }
 template <>
 OpaqueBlockCyclic random_distribution<OpaqueBlockCyclic>(Rng& g, int np) {
@@ -161,7 +164,8 @@ Config<BlockCyclic, BlockCyclic, Uniform> random_uniform_config(Rng& g) {
   const int np = static_cast<int>(g.in(1, 9));
   const index_t m = g.in(60, 160), n = g.in(60, 160);
   const auto uniform = [&](index_t extent) {
-    return UniformAxis<>(extent + g.in(0, 9), g.in(1, 5));
+    const index_t e = extent + g.in(0, 9), tile = g.in(1, 5);
+    return UniformAxis<>(e, tile);
   };
   Layout<Uniform, BlockCyclic> src{Uniform{uniform(m), uniform(n)}, random_block_cyclic(g, np)};
   Layout<Uniform, BlockCyclic> dst{Uniform{uniform(m), uniform(n)}, random_block_cyclic(g, np)};
@@ -430,7 +434,9 @@ TEST_CASE("compact plan: skipping whole periods gives the groups of a full scan"
     CAPTURE(k);
     const BlockCyclic sd = random_block_cyclic(g, 16), dd = random_block_cyclic(g, 16);
     const index_t length = g.in(0, 600);
-    const UniformAxis<> sa(length + g.in(0, 20), g.in(1, 7)), ta(length + g.in(0, 20), g.in(1, 7));
+    const index_t se = length + g.in(0, 20), st = g.in(1, 7);
+    const index_t te = length + g.in(0, 20), tt = g.in(1, 7);
+    const UniformAxis<> sa(se, st), ta(te, tt);
     const AxisRegion r{length, g.in(0, sa.extent() - length), g.in(0, ta.extent() - length)};
     const auto cs = [&](index_t m) { return sd.grid_row(m); };
     const auto ct = [&](index_t m) { return dd.grid_row(m); };
