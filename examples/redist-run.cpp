@@ -5,21 +5,26 @@
 //       [--region RxC@i,j->k,l] [--type double|float|cdouble|cfloat|int] [--batch K]
 //       [--repeat N] [--relabel] [--verify] [--json FILE] [--dot FILE]
 //
-// Exit status: 0 success, 1 verification failed, 2 bad input (one line on stderr, rank 0).
-// See docs/redist-run.md.
+// Exit status: 0 success, 1 verification failed, 2 bad input (one line on stderr, rank 0,
+// on every rank alike: the ranks agree on their inputs before anything else). See
+// docs/redist-run.md.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -31,8 +36,14 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include <redist/detail/agreement.hpp>
+#include <redist/detail/checked.hpp>
+#include <redist/detail/collectively.hpp>
 #include <redist/redist.hpp>
+#include <redist/task_graph_graphviz.hpp>
 #include <redist/tools/layout_spec.hpp>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -72,12 +83,53 @@ index_t parse_count(const std::string& arg, const std::string& v, index_t min) {
   return x;
 }
 
-/// Parses the command line; identical on every rank, so no communication is needed.
+/// Bytes of one element of a --type.
+index_t element_bytes(const std::string& type) {
+  if (type == "float" || type == "int") return 4;
+  if (type == "cdouble") return 16;
+  return 8;  // double, cfloat
+}
+
+/// Why `path` cannot be written ("" if it can), without creating it: the file exists and is
+/// writable, or its directory exists and is writable.
+std::string why_unwritable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "is a directory";
+    return ::access(path.c_str(), W_OK) == 0 ? "" : std::strerror(errno);
+  }
+  if (errno != ENOENT) return std::strerror(errno);
+  const auto slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0) return "directory '" + dir + "': " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return "directory '" + dir + "': " + std::strerror(errno);
+  return "";
+}
+
+/// Rank 0 writes the reports: their paths must be writable before the run, not after it.
+void check_outputs(const Options& o) {
+  for (const auto& [arg, path] : {std::pair{"--json", &o.json}, std::pair{"--dot", &o.dot}}) {
+    if (path->empty()) continue;
+    const std::string why = why_unwritable(*path);
+    if (!why.empty()) throw UsageError{arg, "cannot write '" + *path + "': " + why};
+  }
+}
+
+/// Parses the command line of this rank. Ranks may be given different ones (MPMD, or a
+/// script's mistake): agree_on_inputs compares them.
 Options parse(int argc, char** argv, int comm_size) {
   Options o;
   bool have_src = false, have_dst = false;
+  std::set<std::string> seen;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
+    // The last of two would win silently; a script that repeats one is usually wrong.
+    if (a.rfind("--", 0) == 0 && !seen.insert(a).second)
+      throw UsageError{a, "given more than once"};
     const auto value = [&]() -> std::string {
       if (k + 1 >= argc) throw UsageError{a, "missing value"};
       return argv[++k];
@@ -131,11 +183,21 @@ Options parse(int argc, char** argv, int comm_size) {
                      "ScaLAPACK grid)"};
   for (const auto* s : {&o.src, &o.dst}) {
     const std::string arg = s == &o.src ? "--src" : "--dst";
-    const int need = s->ranks(comm_size);
+    const index_t need = s->ranks(comm_size);
     if (need > comm_size)
       throw UsageError{arg, "distribution needs " + std::to_string(need) +
                                 " ranks but the communicator has " + std::to_string(comm_size) +
                                 " ('" + s->text + "')"};
+    // Sizes that overflow (elements, bytes of the chosen type) are refused here, on every
+    // rank alike, before any storage is planned.
+    try {
+      (void)make_layout(*s, comm_size);
+      (void)redist::detail::checked_mul(
+          redist::detail::checked_mul(s->extent.rows, s->extent.cols, "matrix elements"),
+          element_bytes(o.type), "matrix bytes");
+    } catch (const redist::error& e) {
+      throw UsageError{arg, strip(e.what(), arg) + " ('" + s->text + "')"};
+    }
   }
   if (!o.region)
     o.region = Region{{std::min(o.src.extent.rows, o.dst.extent.rows),
@@ -396,12 +458,19 @@ using GridMatrixLayout = Layout<SpecShape, BlockCyclic>;
 template <class T>
 int run_typed(const Options& o, const boost::mpi::communicator& comm) {
   const int me = comm.rank(), np = comm.size();
+  // Building the matrices allocates on each rank alone; a rank that cannot (storage_error)
+  // must not leave the others in the Redistributor's collectives: every rank throws the
+  // lowest failing rank's error.
+  const auto build = [&](auto& matrix, auto&&... args) {
+    redist::detail::collectively(comm, [&] { matrix.emplace(args...); });
+    return std::ref(*matrix);
+  };
   // The four storage combinations; tile storage packs the owned tiles in one allocation.
   const auto with_dst = [&](auto& A) {
     if (o.dst.storage == StorageKind::scalapack) {
-      TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>> B(
-          make_block_cyclic_layout(o.dst, "--dst"), {}, me);
-      return run<T>(o, comm, A, B);
+      std::optional<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>> B;
+      build(B, make_block_cyclic_layout(o.dst, "--dst"), ScalapackColumnMajor<>{}, me);
+      return run<T>(o, comm, A, *B);
     }
     const TileMatrixLayout base = make_layout(o.dst, np);
     std::vector<int> perm(static_cast<std::size_t>(np));
@@ -410,16 +479,18 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
     if (o.relabel) perm = best_relabeling(transfer_volumes(A.layout(), base, *o.region, np), np);
     const RelabeledLayout relabeled{base.shape(),
                                     Relabeled<SpecDistribution>(base.distribution(), perm)};
-    TiledMatrix<T, RelabeledLayout, PackedTiles<>> B(relabeled, {}, me);
-    return run<T>(o, comm, A, B);
+    std::optional<TiledMatrix<T, RelabeledLayout, PackedTiles<>>> B;
+    build(B, relabeled, PackedTiles<>{}, me);
+    return run<T>(o, comm, A, *B);
   };
   if (o.src.storage == StorageKind::scalapack) {
-    TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>> A(
-        make_block_cyclic_layout(o.src, "--src"), {}, me);
-    return with_dst(A);
+    std::optional<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>> A;
+    build(A, make_block_cyclic_layout(o.src, "--src"), ScalapackColumnMajor<>{}, me);
+    return with_dst(*A);
   }
-  TiledMatrix<T, TileMatrixLayout, PackedTiles<>> A(make_layout(o.src, np), {}, me);
-  return with_dst(A);
+  std::optional<TiledMatrix<T, TileMatrixLayout, PackedTiles<>>> A;
+  build(A, make_layout(o.src, np), PackedTiles<>{}, me);
+  return with_dst(*A);
 }
 
 int dispatch(const Options& o, const boost::mpi::communicator& comm) {
@@ -430,6 +501,52 @@ int dispatch(const Options& o, const boost::mpi::communicator& comm) {
   return run_typed<double>(o, comm);
 }
 
+/// A fingerprint of a text (spec, type) for the agreement.
+std::uint64_t text_item(const std::string& text) {
+  return redist::detail::Hasher().add(std::string_view(text)).value();
+}
+
+/// Agreement before any other communication: every rank says whether it parsed its
+/// command line; if any did not, every rank throws the lowest failing rank's UsageError
+/// (naming the failing ranks when not all failed). Then the ranks compare their settings
+/// (redist::detail::agree): any difference is an agreement_error on every rank. Collective.
+void agree_on_inputs(const boost::mpi::communicator& world, const std::optional<UsageError>& bad,
+                     const std::optional<Options>& o) {
+  const int n = world.size();
+  const int first =
+      boost::mpi::all_reduce(world, bad ? world.rank() : n, boost::mpi::minimum<int>());
+  if (first < n) {
+    std::vector<int> failed_flags;
+    boost::mpi::all_gather(world, bad ? 1 : 0, failed_flags);
+    UsageError e = bad ? *bad : UsageError{};
+    boost::mpi::broadcast(world, e.argument, first);
+    boost::mpi::broadcast(world, e.message, first);
+    std::vector<int> failed;
+    for (int r = 0; r < n; ++r)
+      if (failed_flags[static_cast<std::size_t>(r)]) failed.push_back(r);
+    if (static_cast<int>(failed.size()) < n)
+      e.message += " (on " + redist::detail::rank_list(failed) + " only)";
+    throw e;
+  }
+  // Everything that decides what every rank does collectively; output paths are rank 0's.
+  const Region& r = *o->region;
+  redist::detail::agree(world, {
+                                   {"--src", text_item(to_string(o->src))},
+                                   {"--dst", text_item(to_string(o->dst))},
+                                   {"--region", text_item(to_string(r))},
+                                   {"--type", text_item(o->type)},
+                                   value_item("--batch", o->batch),
+                                   value_item("--repeat", o->repeat),
+                                   value_item("--verify", o->verify),
+                                   value_item("--relabel", o->relabel),
+                               });
+}
+
+/// Prints one line on rank 0, with non-printable bytes escaped.
+void report(const boost::mpi::communicator& world, const std::string& line) {
+  if (world.rank() == 0) std::fprintf(stderr, "%s\n", escape_nonprintable(line).c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -438,20 +555,26 @@ int main(int argc, char** argv) {
   int status = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
+    // Local work first (parse; rank 0 also checks its output paths), then agreement, then
+    // everything collective: a rank that fails to parse still takes part in the agreement.
+    std::optional<Options> o;
+    std::optional<UsageError> bad;
     try {
-      const Options o = parse(argc, argv, world.size());
-      status = dispatch(o, world);
+      o = parse(argc, argv, world.size());
+      if (world.rank() == 0) check_outputs(*o);
     } catch (const UsageError& e) {
-      if (world.rank() == 0) {
-        if (e.argument.empty())
-          std::fprintf(stderr, "%s\n", e.message.c_str());
-        else
-          std::fprintf(stderr, "redist-run: %s: %s\n", e.argument.c_str(), e.message.c_str());
-      }
+      bad = e;
+    }
+    try {
+      agree_on_inputs(world, bad, o);
+      status = dispatch(*o, world);
+    } catch (const UsageError& e) {
+      report(world,
+             e.argument.empty() ? e.message : "redist-run: " + e.argument + ": " + e.message);
       status = 2;
     } catch (const redist::error& e) {
-      // Planning errors are raised on every rank by the Redistributor (same message).
-      if (world.rank() == 0) std::fprintf(stderr, "redist-run: %s\n", strip(e.what(), "").c_str());
+      // Agreement and planning errors are raised on every rank alike (same message).
+      report(world, "redist-run: " + strip(e.what(), ""));
       status = 2;
     }
   }

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # CLI tests of redist-run: verified runs with JSON and dot output, and every kind of bad input
-# (exit status 2, exactly one "redist-run: <argument>: ..." line, no hang).
+# (exit status 2, exactly one "redist-run: <argument>: ..." line, no hang), including ranks
+# given different command lines (MPMD), sizes that overflow, and unwritable outputs.
 #
 #   tests/cli/run_cli_tests.sh BUILD_DIR
 #
 # Environment: MPIEXEC (default: mpiexec), MPIEXEC_FLAGS (default for Open MPI:
 # "--allow-run-as-root --oversubscribe", harness-only flags), REDIST_RUN (default:
-# BUILD_DIR/examples/redist-run), CLI_TIMEOUT seconds per run (default 120).
+# BUILD_DIR/examples/redist-run), CLI_TIMEOUT seconds per run (default 120),
+# CLI_FAST_TIMEOUT seconds for a run that must fail at once on every rank (default 30).
 set -u
 
 build=${1:?usage: run_cli_tests.sh BUILD_DIR}
@@ -146,6 +148,129 @@ for np in 3; do
   expect_usage $np --dst --src 10x10/2x2/bc:1x1
   expect_usage $np --relabel --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1/scalapack --relabel
 done
+
+# --- every rank exits 2, promptly (issue 10) --------------------------------------------------
+# Each rank runs through a wrapper that records its own exit status in $work/rc/<rank> and
+# exits 0 itself, so mpiexec never kills the other ranks first: a rank that hangs shows up
+# as a timeout, a rank that exits otherwise as a wrong status.
+fast=${CLI_FAST_TIMEOUT:-30}
+cat >"$work/wrap.sh" <<WRAP
+#!/bin/sh
+"\$@"
+echo \$? >"$work/rc/\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}"
+exit 0
+WRAP
+chmod +x "$work/wrap.sh"
+W=("$work/wrap.sh" "$exe")
+
+# expect_exit2 NP PATTERN MPIEXEC_ARGS...: the MPIEXEC_ARGS (which run "${W[@]}", possibly as
+# several app contexts, NP ranks in all) end within $fast seconds with status 2 on every rank,
+# exactly one "redist-run: " line on stderr matching the grep -E PATTERN, and no report.
+expect_exit2() {
+  local np=$1 pattern=$2
+  shift 2
+  out=$work/out.$count
+  err=$work/err.$count
+  count=$((count + 1))
+  rm -rf "$work/rc"
+  mkdir "$work/rc"
+  # shellcheck disable=SC2086
+  timeout "$fast" "$mpiexec" $MPIEXEC_FLAGS "$@" >"$out" 2>"$err"
+  rc=$?
+  local what="$*"
+  what=${what//$work\/wrap.sh $exe/redist-run}
+  if [[ $rc -eq 124 ]]; then
+    fail "$what -> timed out after ${fast}s (hang)"
+    return
+  fi
+  local r
+  for ((r = 0; r < np; ++r)); do
+    if [[ ! -f $work/rc/$r ]]; then
+      fail "$what -> rank $r left no exit status (killed?)"
+    elif [[ $(cat "$work/rc/$r") != 2 ]]; then
+      fail "$what -> rank $r exited $(cat "$work/rc/$r") (expected 2)"
+    fi
+  done
+  local lines
+  lines=$(grep -c "^redist-run: " "$err")
+  [[ $lines -eq 1 ]] || fail "$what -> $lines 'redist-run:' lines on stderr (expected 1)"
+  grep -qE -- "$pattern" "$err" || {
+    fail "$what -> stderr does not match '$pattern'"
+    sed 's/^/    /' "$err" >&2
+  }
+  if grep -q "^redist-run: [0-9]* ranks" "$out"; then fail "$what -> it ran anyway"; fi
+}
+
+good_src=64x64/8x8/bc:1x2
+good=(--src "$good_src" --dst 64x64/10x10/bc:2x1)
+# MPMD: one rank fails to parse; the others must not wait for it.
+expect_exit2 2 "^redist-run: --src: expected MxN/MBxNB/DIST\[/STORAGE\], got 'bad' \(on rank 1 only\)$" \
+  -np 1 "${W[@]}" "${good[@]}" : -np 1 "${W[@]}" --src bad --dst 64x64/10x10/bc:2x1
+expect_exit2 3 "^redist-run: --type: unknown type 'quad'.*\(on rank 0 only\)$" \
+  -np 1 "${W[@]}" "${good[@]}" --type quad : -np 2 "${W[@]}" "${good[@]}"
+# MPMD: valid but different settings.
+expect_exit2 2 "^redist-run: ranks disagree on --repeat: rank 1 differs from rank 0 \(--repeat = 3 on rank 1, 2 on rank 0\)$" \
+  -np 1 "${W[@]}" "${good[@]}" --repeat 2 : -np 1 "${W[@]}" "${good[@]}" --repeat 3
+expect_exit2 3 "^redist-run: ranks disagree on --batch: rank 2 differs from ranks 0,1 " \
+  -np 2 "${W[@]}" "${good[@]}" : -np 1 "${W[@]}" "${good[@]}" --batch 1
+expect_exit2 2 "^redist-run: ranks disagree on --type: rank 1 differs from rank 0$" \
+  -np 1 "${W[@]}" "${good[@]}" : -np 1 "${W[@]}" "${good[@]}" --type float
+expect_exit2 2 "^redist-run: ranks disagree on --src: rank 1 differs from rank 0$" \
+  -np 1 "${W[@]}" --src 64x64/8x8/random:1 --dst 64x64/10x10/bc:2x1 \
+  : -np 1 "${W[@]}" --src 64x64/8x8/random:2 --dst 64x64/10x10/bc:2x1
+expect_exit2 2 "^redist-run: ranks disagree on --region: rank 1 differs from rank 0$" \
+  -np 1 "${W[@]}" "${good[@]}" --region 10x10 : -np 1 "${W[@]}" "${good[@]}" --region '10x10@1,0->0,0'
+expect_exit2 2 "^redist-run: ranks disagree on --verify: " \
+  -np 1 "${W[@]}" "${good[@]}" --verify : -np 1 "${W[@]}" "${good[@]}"
+
+# Sizes that overflow, grids too large for an int, a matrix larger than memory.
+small_dst=(--dst 10x10/1x1/bc:1x1 --region 10x10)
+expect_exit2 1 "^redist-run: --src: size overflows 64 bits: matrix elements = 4294967296 \* 4294967296 " \
+  -np 1 "${W[@]}" --src 4294967296x4294967296/4294967296x4294967296/bc:1x1 "${small_dst[@]}"
+expect_exit2 1 "^redist-run: --src: size overflows 64 bits: matrix elements = 1152921504606846976 \* 16 " \
+  -np 1 "${W[@]}" --src 1152921504606846976x16/1152921504606846976x16/bc:1x1 "${small_dst[@]}" \
+  --type cdouble
+expect_exit2 1 "^redist-run: --src: size overflows 64 bits: matrix bytes = 1152921504606846976 \* 16 " \
+  -np 1 "${W[@]}" --src 1152921504606846976x1/1x1/bc:1x1 "${small_dst[@]}" --type cdouble
+expect_exit2 1 "^redist-run: --src: size overflows 64 bits: matrix elements = 2305843009213693951 \* 2305843009213693951 " \
+  -np 1 "${W[@]}" --src 2305843009213693951x2305843009213693951/1x1/bc:1x1 "${small_dst[@]}"
+expect_exit2 2 "^redist-run: --src: distribution needs 4294967296 ranks but the communicator has 2 " \
+  -np 2 "${W[@]}" --src 100x100/10x10/bc:65536x65536 "${small_dst[@]}"
+expect_exit2 2 "^redist-run: --src: distribution needs 3221225472 ranks but the communicator has 2 " \
+  -np 2 "${W[@]}" --src 100x100/10x10/bc:3x1073741824 "${small_dst[@]}"
+# 80 GB (40 GB a rank) where a rank cannot have that much, else 8 TB: a storage_error naming
+# the bytes on every rank, not an abort.
+mem_kb=$(awk '/^(MemTotal|SwapTotal):/ {s += $2} END {print s}' /proc/meminfo 2>/dev/null)
+if [[ -n $mem_kb && $mem_kb -lt 39000000 ]]; then
+  huge=100000x100000/1000x1000/bc:1x2
+  huge_bytes=40000000000
+else
+  huge=1000000x1000000/1000x1000/bc:1x2
+  huge_bytes=4000000000000
+fi
+expect_exit2 2 "^redist-run: tile storage larger than this node's memory: bytes = $huge_bytes " \
+  -np 2 "${W[@]}" --src "$huge" --dst 100x100/10x10/bc:1x1
+
+# Output paths are checked before the run; a repeated option is an error; raw bytes are
+# escaped.
+expect_exit2 2 "^redist-run: --json: cannot write '/nonexistent/x.json': directory '/nonexistent': " \
+  -np 2 "${W[@]}" "${good[@]}" --json /nonexistent/x.json
+expect_exit2 2 "^redist-run: --dot: cannot write '/nonexistent/x.dot': " \
+  -np 2 "${W[@]}" "${good[@]}" --dot /nonexistent/x.dot
+expect_exit2 2 "^redist-run: --json: cannot write '$work': is a directory" \
+  -np 2 "${W[@]}" "${good[@]}" --json "$work"
+expect_exit2 2 "^redist-run: --src: given more than once" \
+  -np 2 "${W[@]}" "${good[@]}" --src "$good_src"
+expect_exit2 2 "^redist-run: --verify: given more than once" \
+  -np 2 "${W[@]}" "${good[@]}" --verify --verify
+expect_exit2 2 "^redist-run: --src: expected a non-negative integer for process grid columns Q, got '2\\\\xFF' " \
+  -np 2 "${W[@]}" --src $'64x64/8x8/bc:1x2\xff' --dst 64x64/10x10/bc:2x1
+if grep -q $'\xff' "$err"; then fail "a raw 0xFF byte on stderr"; fi
+expect_exit2 2 "^redist-run: --frob\\\\x09\\\\xFF: unknown option" \
+  -np 2 "${W[@]}" "${good[@]}" $'--frob\t\xff'
+# A good run after all this still works, and writes its outputs.
+expect_ok 2 "${good[@]}" --dot "$work/after.dot"
+[[ -s $work/after.dot ]] || fail "--dot after the checks: no file"
 
 echo "run_cli_tests: $count runs, $failures failures"
 [[ $failures -eq 0 ]]

@@ -168,3 +168,28 @@ TEST_CASE("region spec: good and bad inputs") {
 }
 
 }  // namespace
+
+TEST_CASE("layout spec: grids whose P * Q overflows an int count their ranks in 64 bits") {
+  CHECK(parse_layout("100x100/10x10/bc:65536x65536").ranks(2) == index_t{1} << 32);
+  CHECK(parse_layout("100x100/10x10/bc:3x1073741824").ranks(2) == 3221225472);
+  CHECK(parse_layout("100x100/10x10/band:1:65536x65536:1x2").ranks(2) == index_t{1} << 32);
+}
+
+TEST_CASE("escape_nonprintable: raw bytes and control characters as \\xHH, UTF-8 kept") {
+  CHECK(escape_nonprintable("plain 10x10/2x2") == "plain 10x10/2x2");
+  CHECK(escape_nonprintable("a\xFF"
+                            "b") == "a\\xFFb");
+  CHECK(escape_nonprintable("\t\n\x7F") == "\\x09\\x0A\\x7F");
+  CHECK(escape_nonprintable(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(escape_nonprintable("caf\xC3\xA9") == "caf\xC3\xA9");    // é
+  CHECK(escape_nonprintable("\xE2\x82\xAC") == "\xE2\x82\xAC");  // €
+  CHECK(escape_nonprintable("\xC3") == "\\xC3");                 // truncated
+  CHECK(escape_nonprintable("\xC0\xAF") == "\\xC0\\xAF");        // overlong
+  CHECK(escape_nonprintable("\xE2\x82"
+                            "x") == "\\xE2\\x82x");
+  // parse errors quote the offending text escaped.
+  const std::string msg = parse_message("10x10/2x2/bc:1x\xFF", "--src");
+  CHECK(msg ==
+        "redist: --src: expected a non-negative integer for process grid columns Q, got "
+        "'\\xFF' (in '10x10/2x2/bc:1x\\xFF')");
+}

@@ -80,21 +80,52 @@ struct LayoutSpec {
   std::string text;  ///< the text it was parsed from
 
   /// Ranks the distribution uses on a communicator of `comm_size` ranks (random uses all).
-  int ranks(int comm_size) const {
+  /// 64-bit: P * Q of two grid extents up to 2^30 does not fit an int.
+  index_t ranks(int comm_size) const {
+    const auto grid = [](const GridSpec& g) { return index_t{g.P} * index_t{g.Q}; };
     switch (distribution.kind) {
       case DistributionKind::block_cyclic:
-        return distribution.grid.P * distribution.grid.Q;
+        return grid(distribution.grid);
       case DistributionKind::random:
         return comm_size;
       case DistributionKind::band: {
-        const int a = distribution.band_grid.P * distribution.band_grid.Q;
-        const int b = distribution.grid.P * distribution.grid.Q;
+        const index_t a = grid(distribution.band_grid), b = grid(distribution.grid);
         return a > b ? a : b;
       }
     }
     return comm_size;
   }
 };
+
+/// `text` with every byte that is not printable ASCII or part of a valid UTF-8 character
+/// written as \xHH, so a message quoting user input is one readable line.
+/// Example: escape_nonprintable("a\xFFb\n") == "a\\xFFb\\x0A".
+inline std::string escape_nonprintable(std::string_view text) {
+  std::string out;
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  for (std::size_t k = 0; k < text.size();) {
+    const unsigned char c = byte(k);
+    // Length of a well-formed UTF-8 sequence starting at k (0: not one).
+    std::size_t len = c >= 0x20 && c < 0x7F ? 1 : 0;
+    if (c >= 0xC2 && c <= 0xF4) {
+      const std::size_t want = c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      std::size_t ok = 1;
+      while (ok < want && k + ok < text.size() && (byte(k + ok) & 0xC0) == 0x80) ++ok;
+      if (ok == want) len = want;
+    }
+    if (len > 0) {
+      out.append(text.substr(k, len));
+      k += len;
+    } else {
+      static constexpr char hex[] = "0123456789ABCDEF";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++k;
+    }
+  }
+  return out;
+}
 
 /// The tile shape every spec layout uses.
 using SpecShape = Tiling<UniformAxis<>, UniformAxis<>>;
@@ -145,12 +176,13 @@ class SpecDistribution {
 
 namespace detail {
 
-/// Throws parse_error "redist: <argument>: <reason> '<piece>' (in '<text>')".
+/// Throws parse_error "redist: <argument>: <reason> '<piece>' (in '<text>')", with
+/// non-printable bytes of piece and text escaped.
 [[noreturn]] inline void parse_fail(std::string_view argument, std::string_view reason,
                                     std::string_view piece, std::string_view text) {
   std::ostringstream os;
-  os << "redist: " << argument << ": " << reason << " '" << piece << "'";
-  if (piece != text) os << " (in '" << text << "')";
+  os << "redist: " << argument << ": " << reason << " '" << escape_nonprintable(piece) << "'";
+  if (piece != text) os << " (in '" << escape_nonprintable(text) << "')";
   throw parse_error(os.str());
 }
 
