@@ -1,9 +1,7 @@
 #pragma once
 /// @file copy_kernel.hpp
-/// The one data-movement primitive: a rows x cols column-major block copied between two
-/// strided locations in one memory space. Packing (tile -> message buffer), unpacking
-/// (buffer -> tile) and local copies (tile -> tile) are all block copies, run in batches
-/// by copy_program.hpp.
+/// Host copy primitives under the copy programs (copy_program.hpp): memcpy with streaming
+/// (non-temporal) stores, and the fence that orders them.
 
 #include <cstddef>
 #include <cstdint>
@@ -20,39 +18,6 @@
 #include <redist/index.hpp>
 
 namespace redist {
-
-/// A block copy: dst[i + j * ldd] = src[i + j * lds] for i < rows, j < cols; with
-/// streaming stores on host memory if `streaming` (see detail::copy_streaming).
-template <class T>
-struct BlockCopy {
-  const T* src = nullptr;
-  index_t lds = 0;
-  T* dst = nullptr;
-  index_t ldd = 0;
-  index_t rows = 0;
-  index_t cols = 0;
-  bool streaming = false;
-};
-
-/// Fuses copies [first, end) of `copies` that continue each other down the same columns
-/// in both source and target (the next row piece of a ScaLAPACK-stored matrix, say) into
-/// one taller copy; the absorbed ones get 0 rows. Longer contiguous runs copy faster.
-/// Only for copies that may run together: the fused copy runs when its first one does.
-template <class T>
-void fuse_adjacent(std::vector<BlockCopy<T>>& copies, std::size_t first, std::size_t end) {
-  std::size_t head = first;
-  for (std::size_t k = first + 1; k < end; ++k) {
-    BlockCopy<T>& a = copies[head];
-    BlockCopy<T>& b = copies[k];
-    if (a.cols == b.cols && a.lds == b.lds && a.ldd == b.ldd && b.src == a.src + a.rows &&
-        b.dst == a.dst + a.rows) {
-      a.rows += b.rows;
-      b.rows = 0;
-    } else {
-      head = k;
-    }
-  }
-}
 
 namespace detail {
 

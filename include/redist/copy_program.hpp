@@ -1,17 +1,30 @@
 #pragma once
 /// @file copy_program.hpp
-/// A copy program: the block copies of one task (a message chunk packed or unpacked, a
+/// Copy programs: the block copies of one task (a message chunk packed or unpacked, a
 /// part of a batch's local copies) run as one Kokkos launch on an execution-space
 /// instance, so a task costs one launch however many blocks it has, every thread of the
 /// space takes part, and fencing that instance waits for this work only.
 ///
-/// Host memory: the launch is parallel over the blocks; a task of fewer blocks than the
-/// space has threads is parallel over the columns of each block instead (one large fused
-/// block still uses every thread). Device memory: one team per block, threads over
-/// columns, vector lanes over rows; the block list must then live in device memory.
+/// The unit is a StridedCopy: a family of strided blocks (plan/block_family.hpp) bound to
+/// memory. Its rows are `runs` (contiguous on both sides, the row pieces of the family
+/// merged where they continue each other) and its columns are `members` x `col_len`
+/// (a column member's columns are ld apart). Element (i of run r, column j of member c):
+///
+///   dst[member[c].dst + j * ldd + run[r].dst + i] = src[member[c].src + j * lds + run[r].src + i]
+///
+/// One segment is the special case of one run and one member. Example, 1 x 1 tiles of a
+/// 4 x 4 matrix from a 1 x 2 to a 2 x 1 grid, rank 0's local part in ScaLAPACK storage:
+/// rows 0, 2 (source local rows 0, 2; target local rows 0, 1) are two runs of length 1,
+/// columns 0, 2 (source local columns 0, 1; target 0, 2) two members of one column:
+/// four elements in one StridedCopy, however large the matrix.
+///
+/// Host memory: parallel over the copies of a program, or over the columns of each when
+/// a program has fewer copies than the space has threads. Device memory: a team per
+/// copy, threads over columns, vector lanes over each run.
 
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -20,69 +33,123 @@
 
 namespace redist {
 
+/// A contiguous run of rows: `length` elements from src + `src` to dst + `dst`.
+struct RowRun {
+  index_t src = 0, dst = 0, length = 0;
+};
+/// Where a column member starts on each side (element offsets).
+struct ColumnMember {
+  index_t src = 0, dst = 0;
+};
+
+/// A family of strided blocks bound to memory (see the file comment). Runs and members
+/// are indices into a program's pools, so that copies can share them.
+template <class T>
+struct StridedCopy {
+  const T* src = nullptr;
+  T* dst = nullptr;
+  index_t lds = 0, ldd = 0;  ///< column stride inside a member
+  index_t run_first = 0, runs = 0;
+  index_t member_first = 0, members = 0;
+  index_t col_len = 0;  ///< columns per member
+  bool streaming = false;
+
+  index_t columns() const { return members * col_len; }
+};
+
+/// Runs, members and copies of one direction (pack, unpack, local), host side; a device
+/// memory space gets a copy in device memory (mirror()).
+template <class T>
+struct CopyPool {
+  std::vector<RowRun> runs;
+  std::vector<ColumnMember> members;
+  std::vector<StridedCopy<T>> copies;
+};
+
 namespace detail {
 
+/// Copies n elements, streaming or not; short runs element by element (a call to
+/// memcpy costs more than a few loads and stores).
 template <class T>
-inline void copy_column(const BlockCopy<T>& c, index_t j) {
-  const std::size_t bytes = static_cast<std::size_t>(c.rows) * sizeof(T);
-  if (c.streaming)
-    copy_streaming(c.dst + j * c.ldd, c.src + j * c.lds, bytes);
-  else
-    std::memcpy(c.dst + j * c.ldd, c.src + j * c.lds, bytes);
+inline void copy_run(T* dst, const T* src, index_t n, bool streaming) {
+  if (n <= 4) {
+    for (index_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else if (streaming) {
+    copy_streaming(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+  } else {
+    std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+  }
 }
 
-/// Host: the whole block, one memcpy when it is contiguous.
+/// Host: column k (of c.columns()) of copy c.
 template <class T>
-void copy_whole(const BlockCopy<T>& c) {
-  if (c.rows == 0 || c.cols == 0) return;
-  if ((c.rows == c.lds && c.rows == c.ldd) || c.cols == 1) {
-    BlockCopy<T> one = c;
-    one.rows = c.rows * c.cols;
-    copy_column(one, 0);
-    return;
-  }
-  for (index_t j = 0; j < c.cols; ++j) copy_column(c, j);
+inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members,
+                        index_t k) {
+  const ColumnMember& m = members[c.member_first + k / c.col_len];
+  const index_t j = k % c.col_len;
+  const T* s = c.src + m.src + j * c.lds;
+  T* d = c.dst + m.dst + j * c.ldd;
+  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+    copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
 }
 
 }  // namespace detail
 
-/// Runs copies [0, n) of `copies` as one launch on `exec` (asynchronous: fence `exec`
-/// before reading the targets).
-/// @pre `copies` is readable from ExecSpace (host memory for host spaces, memory of the
-/// device for device spaces); no two copies write the same element.
+/// Runs copies [first, end) of a pool as one launch on `exec` (asynchronous: fence `exec`
+/// before reading the targets). `copies`, `runs`, `members` point to the pool's arrays in
+/// memory ExecSpace can read.
+/// @pre no two copies write the same element.
 template <class ExecSpace, class T>
-void run_copies(const ExecSpace& exec, const BlockCopy<T>* copies, std::size_t n) {
-  if (n == 0) return;
+void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRun* runs,
+                const ColumnMember* members, std::size_t first, std::size_t end) {
+  if (end <= first) return;
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
     const std::size_t threads = static_cast<std::size_t>(ExecSpace::concurrency());
-    if (threads > 1 && n < 2 * threads) {
-      // Few blocks: parallel over each block's columns.
-      for (std::size_t k = 0; k < n; ++k) {
-        const BlockCopy<T> c = copies[k];
-        if (c.rows == 0 || c.cols == 0) continue;
+    if (threads > 1 && end - first < 2 * threads) {
+      // Few copies: parallel over each one's columns.
+      for (std::size_t k = first; k < end; ++k) {
+        const StridedCopy<T> c = copies[k];
+        if (c.columns() == 0) continue;
         Kokkos::parallel_for("redist::copy_columns",
-                             Kokkos::RangePolicy<ExecSpace>(exec, 0, c.cols),
-                             [=](index_t j) { detail::copy_column(c, j); });
+                             Kokkos::RangePolicy<ExecSpace>(exec, 0, c.columns()),
+                             [=](index_t col) { detail::copy_column(c, runs, members, col); });
       }
       return;
     }
     Kokkos::parallel_for(
         "redist::copy_blocks",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, 0, n),
-        [=](std::size_t k) { detail::copy_whole(copies[k]); });
+        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, first, end),
+        [=](std::size_t k) {
+          const StridedCopy<T>& c = copies[k];
+          for (index_t col = 0; col < c.columns(); ++col)
+            detail::copy_column(c, runs, members, col);
+        });
   } else {
     using team_policy = Kokkos::TeamPolicy<ExecSpace>;
-    using member = typename team_policy::member_type;
+    using member_type = typename team_policy::member_type;
     Kokkos::parallel_for(
-        "redist::copy_blocks", team_policy(exec, static_cast<int>(n), Kokkos::AUTO),
-        KOKKOS_LAMBDA(const member& team) {
-          const BlockCopy<T> c = copies[team.league_rank()];
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.cols), [&](index_t j) {
-            Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, c.rows),
-                                 [&](index_t i) { c.dst[i + j * c.ldd] = c.src[i + j * c.lds]; });
+        "redist::copy_blocks", team_policy(exec, static_cast<int>(end - first), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const member_type& team) {
+          const StridedCopy<T> c = copies[first + static_cast<std::size_t>(team.league_rank())];
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.columns()), [&](index_t col) {
+            const ColumnMember m = members[c.member_first + col / c.col_len];
+            const index_t j = col % c.col_len;
+            for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+              const RowRun run = runs[r];
+              Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, run.length), [&](index_t i) {
+                c.dst[m.dst + j * c.ldd + run.dst + i] = c.src[m.src + j * c.lds + run.src + i];
+              });
+            }
           });
         });
   }
+}
+
+/// Host pools: runs copies [first, end) of `pool`.
+template <class ExecSpace, class T>
+void run_copies(const ExecSpace& exec, const CopyPool<T>& pool, std::size_t first,
+                std::size_t end) {
+  run_copies(exec, pool.copies.data(), pool.runs.data(), pool.members.data(), first, end);
 }
 
 }  // namespace redist

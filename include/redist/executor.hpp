@@ -26,6 +26,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,10 +41,11 @@
 
 #include <redist/copy_kernel.hpp>
 #include <redist/copy_program.hpp>
+#include <redist/detail/bind_copies.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/node_shared.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
 
 namespace redist {
@@ -55,8 +57,14 @@ class Executor {
 
  private:
   using buffer_view = Kokkos::View<T*, MemorySpace>;
-  using copy_list = std::vector<BlockCopy<T>>;
-  using device_copies = Kokkos::View<BlockCopy<T>*, MemorySpace>;
+  /// A pool's arrays in device memory (device memory spaces only).
+  struct DevicePool {
+    Kokkos::View<StridedCopy<T>*, MemorySpace> copies;
+    Kokkos::View<RowRun*, MemorySpace> runs;
+    Kokkos::View<ColumnMember*, MemorySpace> members;
+  };
+  using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
+  using Address = std::pair<const T*, index_t>;       ///< a segment's start and ld
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
   static constexpr int tag_base = 7100;
@@ -75,7 +83,7 @@ class Executor {
   /// Binds `plan` to the local tiles of src and dst. Both matrices must outlive the
   /// executor; their storage must not move. @pre `options` agreed by every rank.
   template <class SrcMatrix, class DstMatrix>
-  Executor(Plan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
+  Executor(CompactPlan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
            ExecutionOptions options = {})
       : plan_(std::move(plan)), comm_(std::move(comm)), options_(options) {
     options_.validate();
@@ -88,54 +96,60 @@ class Executor {
                             static_cast<std::size_t>(recv_max));
     send_host_ = Kokkos::create_mirror_view(send_buf_);
     recv_host_ = Kokkos::create_mirror_view(recv_buf_);
-
-    const auto tile_at = [](const auto& matrix, TileIndex t, TileOffset o) {
-      const auto ref = matrix.tile_ref(t);
-      return std::make_pair(ref.data + o.i + o.j * ref.ld, ref.ld);
-    };
-    for (const auto& ps : plan_.send.segments) {
-      const auto [p, ld] = tile_at(src, ps.segment.src_tile, ps.segment.src_offset);
-      send_copies_.push_back({p, ld, send_buf_.data() + ps.buffer_offset, ps.buffer_ld,
-                              ps.segment.extent.rows, ps.segment.extent.cols});
-    }
-    for (const auto& ps : plan_.recv.segments) {
-      const auto [p, ld] = tile_at(dst, ps.segment.dst_tile, ps.segment.dst_offset);
-      recv_copies_.push_back({recv_buf_.data() + ps.buffer_offset, ps.buffer_ld, p, ld,
-                              ps.segment.extent.rows, ps.segment.extent.cols});
-    }
-    for (const auto& ps : plan_.local) {
-      const auto [s, lds] = tile_at(src, ps.segment.src_tile, ps.segment.src_offset);
-      const auto [d, ldd] = tile_at(dst, ps.segment.dst_tile, ps.segment.dst_offset);
-      local_copies_.push_back({s, lds, d, ldd, ps.segment.extent.rows, ps.segment.extent.cols});
-    }
-    // Local copies that continue each other become one, within each part that runs as
-    // one program (the parts come from the graph).
     graph_ = make_task_graph(plan_, chunk_elements());
-    for (const LocalPart& p : graph_.local_parts)
-      fuse_adjacent(local_copies_, static_cast<std::size_t>(p.first),
-                    static_cast<std::size_t>(p.end));
-    for (const Message& m : plan_.send.messages) send_offset_.push_back(m.buffer_offset);
-    for (const Direction* d : {&plan_.send, &plan_.recv}) {
-      auto& rel = d == &plan_.send ? send_rel_ : recv_rel_;
-      for (const Message& msg : d->messages)
-        for (index_t s = msg.first; s < msg.first + msg.count; ++s)
-          rel.push_back(d->segments[static_cast<std::size_t>(s)].buffer_offset - msg.buffer_offset);
-    }
+
+    const detail::MatrixSide<T, SrcMatrix> src_side(src, true);
+    const detail::MatrixSide<T, DstMatrix> dst_side(dst, false);
+    bind(plan_.send, graph_.send, src_side, detail::BufferSide{}, send_pool_, send_rel_,
+         send_range_);
+    std::vector<index_t> no_rel;
+    bind(plan_.local, graph_.local, src_side, dst_side, local_pool_, no_rel, local_range_);
+    // Receives are bound at connect(), once it is known which are read in place.
+    bind_receives_ = [this, dst_side](const std::vector<std::vector<Address>>& described) {
+      recv_pool_ = {};
+      recv_rel_.clear();
+      recv_range_.clear();
+      for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
+        const Chunk& ch = graph_.recv.chunks[c];
+        const std::size_t first = recv_pool_.copies.size();
+        if (graph_.recv_transport[ch.message] == Transport::direct) {
+          // The message's segments in order, chunk after chunk.
+          const detail::DescribedSide<T> source{described[ch.message].data() + described_at(c)};
+          for (std::size_t k = ch.first; k < ch.end; ++k)
+            detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], source, dst_side,
+                               recv_pool_, recv_rel_);
+        } else {
+          for (std::size_t k = ch.first; k < ch.end; ++k)
+            detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], detail::BufferSide{},
+                               dst_side, recv_pool_, recv_rel_);
+        }
+        recv_range_.emplace_back(first, recv_pool_.copies.size());
+      }
+    };
+    segment_source_ = [src_side](const Piece& r, const Piece& c) -> Address {
+      return src_side.at(r, c);
+    };
     // Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
     // into its target, and into its send buffer, which the peer reads back only after
-    // much more has been packed. Packing streams long runs only (decided at connect(),
-    // once packs are fused).
+    // much more has been packed. Packing streams long runs only: short ones, scattered
+    // through the buffer, measured slower streamed (redist-bench, standard case c).
     const index_t bytes = static_cast<index_t>(sizeof(T));
     const index_t threshold = options_.streaming_threshold_bytes;
-    bool stream_target =
+    stream_target_ =
         (plan_.stats.elements_local + plan_.stats.elements_received) * bytes >= threshold;
-    stream_pack_ = plan_.stats.elements_sent * bytes >= threshold;
+    bool stream_pack = plan_.stats.elements_sent * bytes >= threshold;
     if (options_.streaming != Toggle::automatic)
-      stream_target = stream_pack_ = options_.streaming == Toggle::on;
-    stream_target = stream_target && host_memory;
-    stream_pack_ = stream_pack_ && host_memory;
-    for (auto& c : local_copies_) c.streaming = stream_target;
-    for (auto& c : recv_copies_) c.streaming = stream_target;
+      stream_target_ = stream_pack = options_.streaming == Toggle::on;
+    stream_target_ = stream_target_ && host_memory;
+    stream_pack_ = stream_pack && host_memory;
+    for (auto& c : local_pool_.copies) c.streaming = stream_target_;
+    for (auto& c : send_pool_.copies) {
+      index_t shortest = INT64_MAX;
+      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+        shortest = std::min(shortest, send_pool_.runs[static_cast<std::size_t>(r)].length);
+      c.streaming = stream_pack_ && shortest * bytes >= 1024;
+    }
+    rebase_sends();
     compile_graph();
   }
 
@@ -145,7 +159,7 @@ class Executor {
   /// over the node (node_shared.hpp).
   ~Executor() = default;
 
-  const Plan& plan() const { return plan_; }
+  const CompactPlan& plan() const { return plan_; }
   const TaskGraph& graph() const { return graph_; }
   const Schedule& schedule() const { return schedule_; }
   const ExecutionOptions& options() const { return options_; }
@@ -160,10 +174,6 @@ class Executor {
   /// Whether messages between ranks of this node go through the shared window (known
   /// after connect()).
   bool shared_window() const { return window_ != nullptr; }
-  /// Messages (of more than one segment) this rank sends and receives with each column
-  /// piece stacked into one buffer block, because a side fuses copies there (known after
-  /// connect(); the others are laid flat).
-  std::pair<index_t, index_t> stacked_messages() const { return stacked_; }
   /// Messages this rank sends and receives direct, read in place from node-shared source
   /// memory (known after connect()).
   std::pair<index_t, index_t> direct_messages() const {
@@ -262,25 +272,85 @@ class Executor {
   void compile_graph() {
     schedule_ = compile(graph_);
     if constexpr (!host_memory) {
-      mirror(send_copies_, send_copies_device_);
-      mirror(recv_copies_, recv_copies_device_);
-      mirror(local_copies_, local_copies_device_);
+      mirror(send_pool_, send_device_);
+      mirror(recv_pool_, recv_device_);
+      mirror(local_pool_, local_device_);
     }
   }
-  static void mirror(const copy_list& list, device_copies& view) {
-    view = device_copies(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::copies"),
-                         list.size());
-    const Kokkos::View<const BlockCopy<T>*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
-        list.data(), list.size());
+  template <class V, class E>
+  static void mirror_array(const std::vector<E>& list, V& view) {
+    view = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::copies"), list.size());
+    const Kokkos::View<const E*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(list.data(),
+                                                                                  list.size());
     Kokkos::deep_copy(view, host);
   }
-  /// Runs copies [first, end) of a list as one program on the execution's instance.
-  void run_program(const copy_list& list, const device_copies& device, index_t first, index_t end) {
-    const auto n = static_cast<std::size_t>(end - first);
+  static void mirror(const CopyPool<T>& pool, DevicePool& device) {
+    mirror_array(pool.copies, device.copies);
+    mirror_array(pool.runs, device.runs);
+    mirror_array(pool.members, device.members);
+  }
+  /// Runs one task's copies (range r of a pool) as one program on the execution's
+  /// instance.
+  void run_program(const CopyPool<T>& pool, const DevicePool& device, Range r) {
     if constexpr (host_memory)
-      run_copies(exec_, list.data() + first, n);
+      run_copies(exec_, pool, r.first, r.second);
     else
-      run_copies(exec_, device.data() + first, n);
+      run_copies(exec_, device.copies.data(), device.runs.data(), device.members.data(), r.first,
+                 r.second);
+  }
+
+  /// Binds every slice of `d` (chunk by chunk) between two sides; range[c] = chunk c's
+  /// copies.
+  template <class S, class D>
+  void bind(const FamilyList& d, const Chunking& chunking, const S& src, const D& dst,
+            CopyPool<T>& pool, std::vector<index_t>& rel, std::vector<Range>& range) {
+    for (const Chunk& ch : chunking.chunks) {
+      const std::size_t first = pool.copies.size();
+      for (std::size_t k = ch.first; k < ch.end; ++k)
+        detail::bind_slice(plan_, d, chunking.slices[k], src, dst, pool, rel);
+      range.emplace_back(first, pool.copies.size());
+    }
+  }
+
+  /// Segments of received chunks before chunk c in its message (where its described
+  /// addresses start).
+  std::size_t described_at(std::size_t c) const {
+    const Chunk& ch = graph_.recv.chunks[c];
+    std::size_t n = 0;
+    for (std::size_t k = graph_.recv.begin[ch.message]; k < c; ++k)
+      for (std::size_t s = graph_.recv.chunks[k].first; s < graph_.recv.chunks[k].end; ++s)
+        n += static_cast<std::size_t>(segments_of(plan_.recv, graph_.recv.slices[s]));
+    return n;
+  }
+  static index_t segments_of(const FamilyList& d, const Slice& s) {
+    return d.families[s.family].rows.count * s.col_count;
+  }
+  static index_t segments_in(const FamilyList& d, const Message& msg) {
+    index_t n = 0;
+    for (index_t f = msg.first; f < msg.first + msg.count; ++f)
+      n += d.families[static_cast<std::size_t>(f)].rows.count *
+           d.families[static_cast<std::size_t>(f)].cols.count;
+    return n;
+  }
+
+  /// Points the buffer side of the copies of range r at `base` (a message's start): the
+  /// source of unpacks, the target of packs.
+  static void rebase_sources(CopyPool<T>& pool, const std::vector<index_t>& rel, Range r,
+                             const T* base) {
+    for (std::size_t k = r.first; k < r.second; ++k) pool.copies[k].src = base + rel[k];
+  }
+  static void rebase_targets(CopyPool<T>& pool, const std::vector<index_t>& rel, Range r, T* base) {
+    for (std::size_t k = r.first; k < r.second; ++k) pool.copies[k].dst = base + rel[k];
+  }
+  /// Packs go to the send buffer (or the node window), message after message.
+  void rebase_sends() {
+    T* buffer = window_ ? window_send_ : send_buf_.data();
+    for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c)
+      rebase_targets(send_pool_, send_rel_, send_range_[c],
+                     buffer + send_offset(graph_.send.chunks[c].message));
+  }
+  index_t send_offset(std::size_t m) const {
+    return window_ ? window_offset_[m] : plan_.send.messages[m].buffer_offset;
   }
 
   /// A task whose predecessors are done: queue it, or for a transport task, complete it
@@ -330,19 +400,16 @@ class Executor {
       case TaskKind::init:
         open_batch(t.batch);
         break;
-      case TaskKind::send: {
-        const Chunk& c = graph_.send.chunks[t.index];
-        run_program(send_copies_, send_copies_device_, c.first, c.end);
+      case TaskKind::send:
+        run_program(send_pool_, send_device_, send_range_[t.index]);
         packed_[t.index] = 1;
-        post_ready_chunks(c.message);
+        post_ready_chunks(graph_.send.chunks[t.index].message);
         break;
-      }
       case TaskKind::receive:
         if (t.remote)
           unpack(t.index);
         else
-          run_program(local_copies_, local_copies_device_, graph_.local_parts[t.index].first,
-                      graph_.local_parts[t.index].end);
+          run_program(local_pool_, local_device_, local_range_[t.index]);
         break;
       case TaskKind::arrive:
       case TaskKind::ack:
@@ -353,7 +420,7 @@ class Executor {
 
   void unpack(std::size_t c) {
     const Chunk& ch = graph_.recv.chunks[c];
-    run_program(recv_copies_, recv_copies_device_, ch.first, ch.end);
+    run_program(recv_pool_, recv_device_, recv_range_[c]);
     const Transport how = graph_.recv_transport[ch.message];
     if (how != Transport::point_to_point && --recv_left_[ch.message] == 0) {
       // Last chunk read from the peer's memory: tell it the memory is free.
@@ -419,11 +486,11 @@ class Executor {
     if (graph_.send_transport[ch.message] == Transport::shared_window) {
       // Packed in our window: publish it and send the note (the message's offset).
       window_->publish();
-      note_out_[ch.message] = static_cast<std::int64_t>(send_offset_[ch.message]);
+      note_out_[ch.message] = static_cast<std::int64_t>(send_offset(ch.message));
       send_requests_.push_back(comm_.isend(msg.peer, tag(msg.batch), &note_out_[ch.message], 1));
       return;
     }
-    const index_t first = send_offset_[ch.message] + ch.offset;
+    const index_t first = send_offset(ch.message) + ch.offset;
     if (staged()) {
       const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(first),
                                                   static_cast<std::size_t>(first + ch.elements));
@@ -459,9 +526,8 @@ class Executor {
         const Chunk& c = graph_.recv.chunks[e.index];
         const Message& msg = plan_.recv.messages[c.message];
         const T* base = peer_base_[static_cast<std::size_t>(msg.peer)] + note_in_[e.index];
-        for (index_t s = c.first; s < c.end; ++s)
-          recv_copies_[static_cast<std::size_t>(s)].src =
-              base + recv_rel_[static_cast<std::size_t>(s)];
+        for (std::size_t k = recv_range_[e.index].first; k < recv_range_[e.index].second; ++k)
+          recv_pool_.copies[k].src = base + recv_rel_[k];
         arrived(e.index);
         break;
       }
@@ -501,29 +567,21 @@ class Executor {
     running_ = false;
   }
 
-  /// connect(): agrees on the buffer layouts, sets up the node's transports (host
-  /// memory), fuses the copies on the buffer side, then builds the graph for the chosen
-  /// transports. Collective over the communicator.
+  /// connect(): sets up the node's transports (host memory), binds the receives for
+  /// them, then builds the task graph for the chosen transports. Collective over the
+  /// communicator.
   void setup_transport();
 
   /// Finds the direct messages, puts the send buffer of the others in a shared window of
-  /// the node's ranks, and tells every receiver on the node how to read each message.
-  void connect_node();
-
-  /// Fuses packs and unpacks that continue each other within a chunk, and picks which
-  /// packs stream (long runs only).
-  void fuse_buffer_copies();
-
-  /// The plan stacks the segments of a message's column piece into one block (plan.hpp).
-  /// That pays off when a side can then copy several of them at once; where neither can,
-  /// segments one after the other, each contiguous, are faster to gather into and scatter
-  /// from (measured: redist-bench, standard case c). Each side counts the neighbours it
-  /// could fuse in every message and tells the peer, and both pick the same layout.
-  void choose_buffer_layouts();
+  /// the node's ranks, and tells every receiver on the node how to read each message;
+  /// returns, per received message, the described segment addresses (direct ones).
+  std::vector<std::vector<Address>> connect_node();
 
   /// A message can go direct when every segment's source lies in one node-shared window
-  /// that the receiver is part of. Marks send_transport; returns each message's window.
-  std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends();
+  /// that the receiver is part of. Marks send_transport; returns each message's window
+  /// and its segments' addresses.
+  std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends(
+      std::vector<std::vector<Address>>& segments);
 
   /// Whether a message of `count` segments fits one description (an MPI int count).
   static bool describable(index_t count) { return count <= (INT_MAX - 3) / 2; }
@@ -531,7 +589,9 @@ class Executor {
   /// Each on-node message is described to its receiver once: {0} when it is packed, or
   /// {1, window id, sender's node rank, then per segment: byte offset in the sender's
   /// part of the window, leading dimension} when the receiver reads it in place.
-  void exchange_descriptions(const std::vector<std::shared_ptr<detail::NodeWindow>>& window_of);
+  std::vector<std::vector<Address>> exchange_descriptions(
+      const std::vector<std::shared_ptr<detail::NodeWindow>>& window_of,
+      const std::vector<std::vector<Address>>& segments);
 
   void add_direct_window(std::shared_ptr<detail::NodeWindow> w) {
     if (std::find(direct_windows_.begin(), direct_windows_.end(), w) == direct_windows_.end())
@@ -554,7 +614,7 @@ class Executor {
 
   static int tag(index_t batch) { return tag_base + static_cast<int>(batch % 16384); }
 
-  Plan plan_;
+  CompactPlan plan_;
   boost::mpi::communicator comm_;
   ExecutionOptions options_;
   TaskGraph graph_;
@@ -562,9 +622,14 @@ class Executor {
   execution_space exec_{};
   buffer_view send_buf_, recv_buf_;
   typename buffer_view::HostMirror send_host_, recv_host_;
-  copy_list send_copies_, recv_copies_, local_copies_;
-  device_copies send_copies_device_, recv_copies_device_, local_copies_device_;
-  bool stream_pack_ = false;  ///< some packing uses streaming stores (copy_kernel.hpp)
+  CopyPool<T> send_pool_, recv_pool_, local_pool_;
+  DevicePool send_device_, recv_device_, local_device_;
+  std::vector<index_t> send_rel_, recv_rel_;  ///< buffer offset of each copy in its message
+  std::vector<Range> send_range_, recv_range_, local_range_;  ///< copies of each chunk
+  std::function<void(const std::vector<std::vector<Address>>&)> bind_receives_;
+  std::function<Address(const Piece&, const Piece&)> segment_source_;
+  bool stream_pack_ = false;    ///< some packing uses streaming stores (copy_kernel.hpp)
+  bool stream_target_ = false;  ///< writes into the target stream
 
   // Transports (set up by connect()).
   bool transport_ready_ = false;
@@ -573,9 +638,7 @@ class Executor {
   index_t window_bytes_ = 0;
   std::vector<const T*> peer_base_;  ///< by communicator rank; null off the node
   std::vector<bool> on_node_;
-  std::vector<index_t> send_offset_;           ///< buffer offset of each sent message
-  std::pair<index_t, index_t> stacked_{0, 0};  ///< sent, received messages laid stacked
-  std::vector<index_t> send_rel_, recv_rel_;   ///< offset of each segment inside its message
+  std::vector<index_t> window_offset_;  ///< window offset of each sent message
   std::vector<std::int64_t> note_in_, note_out_;
   std::vector<std::shared_ptr<detail::NodeWindow>> direct_windows_;  ///< node-shared sources
 

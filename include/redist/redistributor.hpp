@@ -18,8 +18,10 @@
 #include <redist/detail/agreement.hpp>
 #include <redist/detail/collectively.hpp>
 #include <redist/error.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/executor.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/task_graph.hpp>
 
@@ -56,22 +58,26 @@ class Redistributor {
   /// agreement_error naming what differs and on which ranks if the ranks passed different
   /// layouts, storage kinds, regions, element types or options.
   Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm, Region region,
-                PlanOptions options = {})
+                PlanOptions options = {}, ExecutionOptions execution = {})
       : comm_(comm, boost::mpi::comm_duplicate), region_(region) {
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
-    Plan plan;
+    CompactPlan plan;
     std::vector<AgreementItem> items;
     detail::collectively(comm_, [&] {
       check_matrices(src, dst);
-      plan = make_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(), options);
+      plan = make_compact_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(),
+                               options);
       items = detail::redistribution_items(src, dst, region_, options);
+      // The environment is read once, here, and agreed like everything else.
+      execution = execution.with_environment();
+      for (auto& item : detail::execution_items(execution)) items.push_back(std::move(item));
     });
     // Each rank's input is valid on its own; now all must be the same redistribution,
     // before anything sized or set up from the plans (detail/agreement.hpp).
     detail::agree(comm_, items);
     detail::collectively(comm_, [&] {
       executor_ = std::make_unique<Executor<value_type, memory_space>>(std::move(plan), src, dst,
-                                                                       comm_);
+                                                                       comm_, execution);
     });
     // Only once every rank has planned without error: the transport set-up is collective.
     executor_->connect();
@@ -79,17 +85,25 @@ class Redistributor {
 
   /// Moves the whole source matrix to the same place in the target.
   Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm,
-                PlanOptions options = {})
-      : Redistributor(src, dst, comm, Region::whole(src.layout().extents()), options) {}
+                PlanOptions options = {}, ExecutionOptions execution = {})
+      : Redistributor(src, dst, comm, Region::whole(src.layout().extents()), options, execution) {}
 
-  /// Moves the region; returns when this rank's part is complete. Collective.
-  void redistribute() { executor_->run(); }
-  /// Posts receives, sends, and local copies; returns without waiting.
-  void start() { executor_->start(); }
+  using execution_space = typename memory_space::execution_space;
+
+  /// Moves the region; returns when this rank's part is complete. Collective. Copies
+  /// run on `exec`, which is fenced (that instance only).
+  void redistribute(const execution_space& exec = execution_space{}) { executor_->run(exec); }
+  /// Posts receives, packs and sends what it can, runs the local copies; returns without
+  /// waiting. The caller may compute meanwhile, calling test() now and then to let the
+  /// transfer advance. @pre no execution in progress.
+  void start(const execution_space& exec = execution_space{}) { executor_->start(exec); }
+  /// Advances the execution without blocking (unpacks what arrived, sends what is
+  /// packed); true once it is complete.
+  bool test() { return executor_->test(); }
   /// Completes what start() began.
   void wait() { executor_->wait(); }
 
-  const Plan& plan() const { return executor_->plan(); }
+  const CompactPlan& plan() const { return executor_->plan(); }
   const TaskGraph& task_graph() const { return executor_->graph(); }
   const Region& region() const { return region_; }
   const boost::mpi::communicator& communicator() const { return comm_; }
@@ -98,11 +112,11 @@ class Redistributor {
   /// Messages this rank sends and receives direct: read in place from a node-shared source
   /// (node_shared.hpp), one copy per element.
   std::pair<index_t, index_t> direct_messages() const { return executor_->direct_messages(); }
-  /// Messages this rank sends and receives with the stacked buffer layout (plan.hpp), the
-  /// rest flat: both sides agree at construction from what each can fuse.
-  std::pair<index_t, index_t> stacked_messages() const { return executor_->stacked_messages(); }
-  /// Tasks run by the last execution, per TaskKind.
-  const std::array<std::size_t, 5>& tasks_run() const { return executor_->tasks_run(); }
+  /// Tasks run by the last execution, per kind (task_graph.hpp). At one rank there are
+  /// no messages, so no Send, Arrive or Ack tasks: only Init, Finish and the local copies.
+  const TaskCounts& tasks_run() const { return executor_->tasks_run(); }
+  /// The execution options every rank agreed on.
+  const ExecutionOptions& execution_options() const { return executor_->options(); }
 
  private:
   void check_matrices(const Src& src, Dst& dst) const {

@@ -26,10 +26,11 @@
 /// Acks of direct messages gate only the end of the execution (the caller may change the
 /// source after wait()), not the next batch.
 ///
-/// Chunks: a message is cut into chunks of about `chunk_elements`, ending only between
-/// column groups of the message (plan.hpp stacks a column piece's segments into one
-/// block). Sender and receiver cut identically, so chunk k of a message is the same
-/// elements on both ends.
+/// Chunks: a message of the compact plan (plan/compact_plan.hpp) is cut into chunks of
+/// about `chunk_elements`, between column members of its families (each family is a
+/// dense column-major block of the buffer). Sender and receiver cut identically, so
+/// chunk k of a message is the same elements on both ends. A batch's local copies are
+/// cut the same way into parts.
 
 #include <algorithm>
 #include <array>
@@ -40,6 +41,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
 
 namespace redist {
 
@@ -62,26 +64,27 @@ struct Task {
   std::size_t index = 0;
 };
 
-/// Segments [first, end) of one message (of plan.send or plan.recv), at element `offset`
-/// from the message's start.
-struct Chunk {
-  std::size_t message = 0;
-  index_t first = 0, end = 0;
+/// Column members [col_first, col_first + col_count) of family `family` of a FamilyList:
+/// `elements` elements at element `offset` from its message's start (a family's columns
+/// are contiguous in the buffer, plan/block_family.hpp).
+struct Slice {
+  std::size_t family = 0;
+  index_t col_first = 0, col_count = 0;
   index_t offset = 0, elements = 0;
 };
 
-/// The chunks of every message of one direction; `begin[m]` is message m's first chunk.
-struct Chunking {
-  std::vector<Chunk> chunks;
-  std::vector<std::size_t> begin;       ///< one per message, plus the end
-  std::vector<std::size_t> chunk_of;    ///< chunk of each segment
-  std::vector<std::size_t> message_of;  ///< message of each segment
+/// Slices [first, end) of one message: elements [offset, offset + elements) of it.
+struct Chunk {
+  std::size_t message = 0;
+  std::size_t first = 0, end = 0;
+  index_t offset = 0, elements = 0;
 };
 
-/// Segments [first, end) of plan.local copied by one task.
-struct LocalPart {
-  index_t batch = 0;
-  index_t first = 0, end = 0;
+/// The chunks of every message of one FamilyList; `begin[m]` is message m's first chunk.
+struct Chunking {
+  std::vector<Slice> slices;
+  std::vector<Chunk> chunks;
+  std::vector<std::size_t> begin;  ///< one per message, plus the end
 };
 
 /// Tasks per kind (of a graph, or run by an execution).
@@ -100,8 +103,7 @@ using TaskGraphBase = boost::adjacency_list<boost::vecS, boost::vecS, boost::bid
 
 struct TaskGraph {
   TaskGraphBase graph;
-  Chunking send, recv;
-  std::vector<LocalPart> local_parts;
+  Chunking send, recv, local;  ///< local: the parts of each batch's local copies
   std::vector<Transport> send_transport, recv_transport;  ///< per message
   std::vector<std::size_t> init_vertex, finish_vertex;    ///< per batch
   std::vector<std::size_t> arrive_vertex;                 ///< per received chunk
@@ -133,62 +135,49 @@ inline const char* to_string(TaskKind k) {
   return "?";
 }
 
-/// Cuts every message of d into chunks of about `chunk_elements` (whole column groups).
-/// @post the chunks of a message cover its segments in order, back to back.
-inline Chunking cut_chunks(const Direction& d, index_t chunk_elements) {
+/// Cuts every message of d into chunks of about `chunk_elements`, at column-member
+/// boundaries of its families (a chunk holds at least one member). Sender and receiver
+/// see the same families in the same order, so they cut alike.
+/// @post the chunks of a message cover its elements in order, back to back.
+inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
   const index_t limit = std::max<index_t>(1, chunk_elements);
   Chunking c;
-  c.chunk_of.resize(d.segments.size());
-  c.message_of.resize(d.segments.size());
   for (std::size_t m = 0; m < d.messages.size(); ++m) {
     const Message& msg = d.messages[m];
     c.begin.push_back(c.chunks.size());
     index_t offset = 0;
-    for (index_t s = msg.first; s < msg.first + msg.count; ++s) {
-      const auto k = static_cast<std::size_t>(s);
-      // A group's segments are interleaved column by column in the buffer (plan.hpp).
-      const bool group_starts =
-          s == msg.first || d.segments[k].col_piece != d.segments[k - 1].col_piece;
-      if (c.chunks.size() == c.begin.back() || (c.chunks.back().elements >= limit && group_starts))
-        c.chunks.push_back(Chunk{m, s, s, offset, 0});
-      const index_t n = d.segments[k].segment.extent.size();
-      c.chunks.back().end = s + 1;
-      c.chunks.back().elements += n;
-      offset += n;
-      c.chunk_of[k] = c.chunks.size() - 1;
-      c.message_of[k] = m;
+    for (index_t f = msg.first; f < msg.first + msg.count; ++f) {
+      const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
+      const index_t member = plan.rows(fam).elements() *
+                             plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
+      for (index_t b = 0; b < fam.cols.count;) {
+        if (c.chunks.size() == c.begin.back() || c.chunks.back().elements >= limit)
+          c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
+        Chunk& ch = c.chunks.back();
+        const index_t room = std::max<index_t>(1, (limit - ch.elements + member - 1) / member);
+        const index_t n = std::min(room, fam.cols.count - b);
+        c.slices.push_back(Slice{static_cast<std::size_t>(f), b, n, offset, n * member});
+        ch.end = c.slices.size();
+        ch.elements += n * member;
+        offset += n * member;
+        b += n;
+      }
     }
   }
   c.begin.push_back(c.chunks.size());
   return c;
 }
 
-/// Cuts each batch's local copies into parts of about `chunk_elements`.
-inline std::vector<LocalPart> cut_local(const Plan& plan, index_t chunk_elements) {
-  std::vector<LocalPart> parts;
-  index_t elements = 0;
-  for (index_t s = 0; s < static_cast<index_t>(plan.local.size()); ++s) {
-    const PlannedSegment& ps = plan.local[static_cast<std::size_t>(s)];
-    if (parts.empty() || parts.back().batch != ps.batch || elements >= chunk_elements) {
-      parts.push_back(LocalPart{ps.batch, s, s});
-      elements = 0;
-    }
-    parts.back().end = s + 1;
-    elements += ps.segment.extent.size();
-  }
-  return parts;
-}
-
 /// Builds rank plan.rank's task graph: chunks of about `chunk_elements`, and the
 /// transport of every message (all point-to-point when empty). O(chunks + local parts).
 /// @pre send_transport / recv_transport are empty or have one entry per message.
-inline TaskGraph make_task_graph(const Plan& plan, index_t chunk_elements,
+inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements,
                                  std::vector<Transport> send_transport = {},
                                  std::vector<Transport> recv_transport = {}) {
   TaskGraph tg;
-  tg.send = cut_chunks(plan.send, chunk_elements);
-  tg.recv = cut_chunks(plan.recv, chunk_elements);
-  tg.local_parts = cut_local(plan, chunk_elements);
+  tg.send = cut_chunks(plan, plan.send, chunk_elements);
+  tg.recv = cut_chunks(plan, plan.recv, chunk_elements);
+  tg.local = cut_chunks(plan, plan.local, chunk_elements);
   tg.send_transport = std::move(send_transport);
   tg.recv_transport = std::move(recv_transport);
   tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);
@@ -233,8 +222,8 @@ inline TaskGraph make_task_graph(const Plan& plan, index_t chunk_elements,
     boost::add_edge(tg.arrive_vertex[c], v, g);
     boost::add_edge(v, finish_of(batch), g);
   }
-  for (std::size_t p = 0; p < tg.local_parts.size(); ++p) {
-    const index_t batch = tg.local_parts[p].batch;
+  for (std::size_t p = 0; p < tg.local.chunks.size(); ++p) {
+    const index_t batch = plan.local.messages[tg.local.chunks[p].message].batch;
     const std::size_t v = add(TaskKind::receive, batch, p);
     boost::add_edge(init_of(batch), v, g);
     boost::add_edge(v, finish_of(batch), g);

@@ -156,7 +156,7 @@ class TiledMatrix {
   /// Calls f(TileIndex) for every owned tile, column-major tile order.
   template <class F>
   void for_each_tile(F&& f) const {
-    for (const TileIndex& t : map_.tiles()) f(t);
+    map_.for_each_tile(f);
   }
 
   /// Host only: calls f(ElementIndex global, T& value) for every stored element.
@@ -164,13 +164,13 @@ class TiledMatrix {
   void for_each_element(F&& f) const {
     static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible,
                   "redist: for_each_element needs host-accessible memory");
-    for (const TileIndex& t : map_.tiles()) {
+    map_.for_each_tile([&](TileIndex t) {
       const TileRef<T> r = tile_ref(t);
       const ElementIndex o = tile_origin(layout_.shape(), t);
       for (index_t j = 0; j < r.extent.cols; ++j)
         for (index_t i = 0; i < r.extent.rows; ++i)
           f(ElementIndex{o.i + i, o.j + j}, r.data[i + j * r.ld]);
-    }
+    });
   }
 
  private:

@@ -178,35 +178,3 @@ TEST_CASE("mpi: node-shared source under every transport and store mode") {
         CHECK(rep.direct_sends == 0);
     }
 }
-
-TEST_CASE("mpi: buffer layout is stacked where a side fuses copies, flat where none can") {
-  const boost::mpi::communicator comm;
-  const int np = comm.size();
-  if (np < 2) return;  // no messages
-  const auto stacked = [&](const auto& a, auto& b) {
-    Redistributor r(a, b, comm);
-    fill_sentinel(b);
-    r.redistribute();
-    index_t checked = 0;
-    const index_t bad = target_errors(b, Region::whole(a.layout().extents()), checked);
-    CHECK(sum(comm, bad) == 0);
-    CHECK(sum(comm, r.stacked_messages().first) == sum(comm, r.stacked_messages().second));
-    return sum(comm, r.stacked_messages().first);
-  };
-  // ScaLAPACK storage, tall source tiles cut by short target tiles: the rows a rank sends
-  // for one column piece follow each other in its local array, so packs fuse: stacked.
-  const Layout tall{uniform(96, 40, 32, 8), BlockCyclic(np, 1)};
-  const Layout shorter{uniform(96, 40, 12, 8), BlockCyclic(1, np)};
-  auto a = TiledMatrix<double, decltype(tall), ScalapackColumnMajor<>>(tall, {}, comm.rank());
-  auto b = TiledMatrix<double, decltype(shorter), ScalapackColumnMajor<>>(shorter, {}, comm.rank());
-  fill_source(a);
-  CHECK(stacked(a, b) > 0);
-  // Tile storage, the same rows of a column piece spread over every other target tile row
-  // (np x 1 grids of 32- and 4-row tiles): nothing continues in memory on either side.
-  const Layout rows32{uniform(96, 40, 32, 40), BlockCyclic(np, 1)};
-  const Layout rows4{uniform(96, 40, 4, 40), BlockCyclic(np, 1)};
-  auto c = TiledMatrix<double, decltype(rows32), TilePerAllocation<>>(rows32, {}, comm.rank());
-  auto d = TiledMatrix<double, decltype(rows4), TilePerAllocation<>>(rows4, {}, comm.rank());
-  fill_source(c);
-  CHECK(stacked(c, d) == 0);
-}

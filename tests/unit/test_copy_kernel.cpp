@@ -1,6 +1,6 @@
 // The copy kernel: streaming copies must equal memcpy for every length and alignment
-// (head and tail handling), and run_copies must move exactly the blocks, with or without
-// streaming stores, touching nothing around it.
+// (head and tail handling), and run_copies must move exactly its strided copies, with or
+// without streaming stores, touching nothing around them.
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -32,70 +32,63 @@ TEST_CASE("copy_streaming equals memcpy for every length and alignment") {
   CHECK(bad == 0);
 }
 
-TEST_CASE("run_copies moves strided blocks exactly, streaming or not, few or many") {
-  // Many blocks run one per work item, a few run column-parallel: both must copy exactly
-  // the blocks and nothing else.
-  const index_t lds = 37, ldd = 45, rows = 29, cols = 11;
+TEST_CASE("run_copies moves strided copies exactly, streaming or not, few or many") {
+  // A 37 x 11 source strip into a 45 x 12 target. Each copy takes some columns; each has
+  // two runs (rows [0, 10) and [10, 29) of the strip, at other places in the target) and
+  // two column members of its columns' halves. Many copies run one per work item, a few
+  // run column-parallel: both must copy exactly the copies and nothing else.
+  const index_t lds = 37, ldd = 45, cols = 11;
   std::vector<double> src(static_cast<std::size_t>(lds * cols));
   std::iota(src.begin(), src.end(), 1.0);
+  // Target row of source row i: rows [0, 10) go to [20, 30), rows [10, 29) to [0, 19).
+  const auto target_row = [](index_t i) { return i < 10 ? i + 20 : i - 10; };
   Kokkos::DefaultHostExecutionSpace exec;
   for (bool streaming : {false, true})
-    for (index_t blocks : {1, 2, 7, 64}) {
-      // Block b copies rows [b * r, (b + 1) * r) of the strip; rows split evenly-ish.
+    for (index_t copies : {1, 2, 5, 11}) {
       std::vector<double> dst(static_cast<std::size_t>(ldd * (cols + 1)), -1.0);
-      std::vector<BlockCopy<double>> copies;
-      for (index_t b = 0; b < blocks; ++b) {
-        const index_t r0 = rows * b / blocks, r1 = rows * (b + 1) / blocks;
-        copies.push_back(
-            {src.data() + 3 + r0, lds, dst.data() + 5 + r0, ldd, r1 - r0, cols, streaming});
+      CopyPool<double> pool;
+      pool.runs = {{0, 20, 10}, {10, 0, 19}};
+      for (index_t c = 0; c < copies; ++c) {
+        const index_t c0 = cols * c / copies, c1 = cols * (c + 1) / copies;
+        if (c1 == c0) continue;
+        // Columns [c0, c1) as two members: the first half and the rest (col_len each,
+        // the last member may be shorter: then it is its own copy).
+        const index_t half = (c1 - c0) / 2;
+        const auto add = [&](index_t first, index_t members, index_t len) {
+          StridedCopy<double> sc;
+          sc.src = src.data();
+          sc.dst = dst.data();
+          sc.lds = lds;
+          sc.ldd = ldd;
+          sc.run_first = 0;
+          sc.runs = 2;
+          sc.member_first = static_cast<index_t>(pool.members.size());
+          for (index_t m = 0; m < members; ++m)
+            pool.members.push_back({(first + m * len) * lds, (first + m * len) * ldd});
+          sc.members = members;
+          sc.col_len = len;
+          sc.streaming = streaming;
+          pool.copies.push_back(sc);
+        };
+        if (half > 0 && (c1 - c0) % 2 == 0)
+          add(c0, 2, half);
+        else
+          add(c0, 1, c1 - c0);
       }
-      run_copies(exec, copies.data(), copies.size());
+      run_copies(exec, pool, 0, pool.copies.size());
       exec.fence();
       detail::streaming_fence();
       long bad = 0;
       for (index_t k = 0; k < static_cast<index_t>(dst.size()); ++k) {
-        const index_t i = k % ldd - 5, j = k / ldd;
-        const bool in = i >= 0 && i < rows && j < cols;
-        bad += dst[static_cast<std::size_t>(k)] !=
-               (in ? src[static_cast<std::size_t>(3 + i + j * lds)] : -1.0);
+        const index_t i = k % ldd, j = k / ldd;
+        double want = -1.0;
+        if (j < cols && i < 30)
+          for (index_t r = 0; r < 29; ++r)
+            if (target_row(r) == i) want = src[static_cast<std::size_t>(r + j * lds)];
+        bad += dst[static_cast<std::size_t>(k)] != want;
       }
       CAPTURE(streaming);
-      CAPTURE(blocks);
+      CAPTURE(copies);
       CHECK(bad == 0);
     }
-}
-
-TEST_CASE("fuse_adjacent joins copies that continue each other, and only those") {
-  // A 12 x 4 column-major source and a 20 x 4 target: rows [0, 3), [3, 7), [7, 12) of the
-  // source go to rows [2, 5), [5, 9), [9, 14) of the target: one 12 x 4 copy. A fourth
-  // copy starting elsewhere stays on its own.
-  std::vector<double> src(48), dst(80, -1.0);
-  std::iota(src.begin(), src.end(), 0.0);
-  std::vector<BlockCopy<double>> copies{{src.data(), 12, dst.data() + 2, 20, 3, 4},
-                                        {src.data() + 3, 12, dst.data() + 5, 20, 4, 4},
-                                        {src.data() + 7, 12, dst.data() + 9, 20, 5, 4},
-                                        {src.data(), 12, dst.data() + 15, 20, 2, 4}};
-  fuse_adjacent(copies, 0, copies.size());
-  CHECK(copies[0].rows == 12);
-  CHECK(copies[1].rows == 0);
-  CHECK(copies[2].rows == 0);
-  CHECK(copies[3].rows == 2);
-  run_copies(Kokkos::DefaultHostExecutionSpace{}, copies.data(), copies.size());
-  Kokkos::fence();
-  long bad = 0;
-  for (index_t j = 0; j < 4; ++j)
-    for (index_t i = 0; i < 20; ++i) {
-      const double v = dst[static_cast<std::size_t>(i + 20 * j)];
-      const double want = i >= 2 && i < 14    ? src[static_cast<std::size_t>(i - 2 + 12 * j)]
-                          : i >= 15 && i < 17 ? src[static_cast<std::size_t>(i - 15 + 12 * j)]
-                                              : -1.0;
-      bad += v != want;
-    }
-  CHECK(bad == 0);
-  // A different leading dimension breaks the chain.
-  std::vector<BlockCopy<double>> other{{src.data(), 12, dst.data(), 20, 3, 4},
-                                       {src.data() + 3, 12, dst.data() + 3, 21, 3, 4}};
-  fuse_adjacent(other, 0, other.size());
-  CHECK(other[0].rows == 3);
-  CHECK(other[1].rows == 3);
 }

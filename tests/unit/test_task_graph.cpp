@@ -13,7 +13,7 @@
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/task_graph_graphviz.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
@@ -43,7 +43,7 @@ TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target
   const Layout dst{Tiling{UniformAxis<>(30, 30), UniformAxis<>(30, 30)}, BlockCyclic(1, 1)};
   TaskCounts total;
   for (int rank = 0; rank < 4; ++rank) {
-    const Plan plan = make_plan(src, dst, Region::whole({30, 30}), rank, 4);
+    const CompactPlan plan = make_compact_plan(src, dst, Region::whole({30, 30}), rank, 4);
     const TaskGraph tg = make_task_graph(plan, 1 << 18);
     CHECK(acyclic(tg));
     const TaskCounts c = tg.counts();
@@ -79,7 +79,8 @@ TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target
 // Chunk boundaries of every message, by (sender, receiver, batch), as each end sees them.
 using Cuts = std::map<std::tuple<int, int, index_t>, std::vector<std::pair<index_t, index_t>>>;
 
-void record(Cuts& cuts, const Plan& p, const Direction& d, const Chunking& c, bool sending) {
+void record(Cuts& cuts, const CompactPlan& p, const FamilyList& d, const Chunking& c,
+            bool sending) {
   for (std::size_t m = 0; m < d.messages.size(); ++m) {
     const Message& msg = d.messages[m];
     const auto key = sending ? std::make_tuple(p.rank, msg.peer, msg.batch)
@@ -103,7 +104,7 @@ TEST_CASE("task graph: random plans give acyclic graphs, chunks agree on both en
         o.batch = batch;
         Cuts sent, received;
         for (int rank = 0; rank < np; ++rank) {
-          const Plan p = make_plan(src, dst, r, rank, np, o);
+          const CompactPlan p = make_compact_plan(src, dst, r, rank, np, o);
           const TaskGraph tg = make_task_graph(p, chunk);
           CAPTURE(np);
           CAPTURE(rank);
@@ -114,26 +115,33 @@ TEST_CASE("task graph: random plans give acyclic graphs, chunks agree on both en
           CHECK(c.finish == static_cast<std::size_t>(p.batches));
           CHECK(c.send == tg.send.chunks.size());
           CHECK(c.arrive == tg.recv.chunks.size());
-          CHECK(c.receive == tg.recv.chunks.size() + tg.local_parts.size());
-          // Every segment is in exactly one chunk, chunks lie back to back in a message.
-          for (const auto* pair : {&tg.send, &tg.recv}) {
-            const Direction& d = pair == &tg.send ? p.send : p.recv;
-            index_t covered = 0;
+          CHECK(c.receive == tg.recv.chunks.size() + tg.local.chunks.size());
+          // Every column member of every family is in exactly one slice, in order; chunks
+          // and slices lie back to back in a message.
+          for (const auto* cut : {&tg.send, &tg.recv, &tg.local}) {
+            const FamilyList& d = cut == &tg.send ? p.send : cut == &tg.recv ? p.recv : p.local;
+            std::vector<index_t> next(d.families.size(), 0);
             for (std::size_t m = 0; m < d.messages.size(); ++m) {
               index_t offset = 0;
-              for (std::size_t k = pair->begin[m]; k < pair->begin[m + 1]; ++k) {
-                const Chunk& ch = pair->chunks[k];
+              for (std::size_t k = cut->begin[m]; k < cut->begin[m + 1]; ++k) {
+                const Chunk& ch = cut->chunks[k];
                 CHECK(ch.offset == offset);
+                index_t slice_offset = offset;
+                for (std::size_t sl = ch.first; sl < ch.end; ++sl) {
+                  const Slice& s = cut->slices[sl];
+                  CHECK(s.offset == slice_offset);
+                  CHECK(s.col_first == next[s.family]);
+                  next[s.family] += s.col_count;
+                  slice_offset += s.elements;
+                }
+                CHECK(slice_offset == offset + ch.elements);
                 offset += ch.elements;
-                covered += ch.end - ch.first;
               }
               CHECK(offset == d.messages[m].elements);
             }
-            CHECK(covered == static_cast<index_t>(d.segments.size()));
+            for (std::size_t f = 0; f < d.families.size(); ++f)
+              CHECK(next[f] == d.families[f].cols.count);
           }
-          index_t local = 0;
-          for (const LocalPart& part : tg.local_parts) local += part.end - part.first;
-          CHECK(local == static_cast<index_t>(p.local.size()));
           record(sent, p, p.send, tg.send, true);
           record(received, p, p.recv, tg.recv, false);
         }
@@ -146,7 +154,7 @@ TEST_CASE("task graph: acks of messages read in place, and no packing for direct
   const Layout dst{Tiling{UniformAxis<>(40, 8), UniformAxis<>(40, 8)}, BlockCyclic(3, 1)};
   PlanOptions o;
   o.batch = 2;
-  const Plan p = make_plan(src, dst, Region::whole({40, 40}), 1, 3, o);
+  const CompactPlan p = make_compact_plan(src, dst, Region::whole({40, 40}), 1, 3, o);
   REQUIRE(p.send.messages.size() >= 2);
   std::vector<Transport> how(p.send.messages.size(), Transport::shared_window);
   how[0] = Transport::direct;
@@ -176,7 +184,7 @@ TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
   PlanOptions o;
   o.batch = 1;
   for (int rank = 0; rank < 4; ++rank) {
-    const Plan p = make_plan(src, dst, Region::whole({50, 50}), rank, 4, o);
+    const CompactPlan p = make_compact_plan(src, dst, Region::whole({50, 50}), rank, 4, o);
     const TaskGraph tg = make_task_graph(
         p, 30, std::vector<Transport>(p.send.messages.size(), Transport::shared_window),
         std::vector<Transport>(p.recv.messages.size(), Transport::shared_window));

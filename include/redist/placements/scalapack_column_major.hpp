@@ -77,12 +77,11 @@ struct ScalapackColumnMajor {
           loc_r == 0 || loc_c == 0
               ? 0
               : detail::checked_mul(ld, loc_c, "ScaLAPACK local elements lld * LOCc"));
-      for_each_owned_tile(d, rank, layout.all_tiles(), [&](TileIndex t) {
-        map.add_tile(t, TileSlot{0,
-                                 row_off[static_cast<std::size_t>(t.m)] +
-                                     col_off[static_cast<std::size_t>(t.n)] * ld,
-                                 ld});
-      });
+      // One local matrix: no per-tile entries (O(tiles per axis) for any tile count).
+      LocalMatrix local{0, ld, row_off, col_off};
+      local.row_offset.pop_back();
+      local.col_offset.pop_back();
+      map.set_local_matrix(std::move(local));
       return map;
     }
   }
