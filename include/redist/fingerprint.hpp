@@ -9,7 +9,7 @@
 /// | what           | fingerprint                                                          |
 /// |----------------|----------------------------------------------------------------------|
 /// | TileAxis a     | `a.fingerprint()` if it has one (UniformAxis, IrregularAxis: exact), |
-/// |                | else extent, count and begin(k) of up to 4097 tiles spread evenly    |
+/// |                | else extent, count and begin(k) of up to 4096 tiles spread evenly    |
 /// | TileShape s    | `s.fingerprint()` if it has one, else both axes                      |
 /// | Distribution d | `d.fingerprint()` if it has one (every built-in model: exact), else  |
 /// |                | ranks() and owner() of at most 4096 tiles spread evenly over the     |
