@@ -177,6 +177,11 @@ class TiledMatrix {
   /// The placement's storage map; running out of memory while listing the owned tiles (a
   /// layout of too many tiles) is a storage_error, not a std::bad_alloc.
   static StorageMap map_storage(const P& placement, const L& layout, int rank) {
+    // Before listing tiles: a matrix of 2^62 one-element tiles has a 64-bit element count
+    // but no byte count, and listing its tiles would only run out of memory slowly.
+    const Extents e = layout.extents();
+    (void)detail::checked_mul(detail::checked_mul(e.rows, e.cols, "matrix elements"),
+                              index_t{sizeof(T)}, "matrix bytes");
     try {
       return placement.map(layout, rank);
     } catch (const std::bad_alloc&) {

@@ -126,7 +126,12 @@ TEST_SUITE("checked") {
                       BlockCyclic(1, 1)};
     CHECK(message_of<invalid_argument>([&] {
             TiledMatrix<double, decltype(huge), PackedTiles<>> m(huge, {}, 0);
-          }) == "redist: size overflows 64 bits: allocation bytes = 4611686018427387904 * 8");
+          }) == "redist: size overflows 64 bits: matrix bytes = 4611686018427387904 * 8");
+    // 2^62 one-element tiles: refused before listing them (that alone would exhaust memory).
+    const Layout tiny{shape(index_t{1} << 31, index_t{1} << 31, 1, 1), BlockCyclic(1, 1)};
+    CHECK(message_of<invalid_argument>([&] {
+            TiledMatrix<double, decltype(tiny), PackedTiles<>> m(tiny, {}, 0);
+          }) == "redist: size overflows 64 bits: matrix bytes = 4611686018427387904 * 8");
     // 8 TiB: no test machine has that much memory and swap; a storage_error, not a
     // Kokkos abort or an OOM kill.
     const index_t n = index_t{1} << 20;
