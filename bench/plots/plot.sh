@@ -13,4 +13,9 @@ args="dat='$tmp'; out='$out'"
 [ -f "$tmp/scatter_gather.dat" ] && args="$args; sg=1"
 [ -f "$tmp/random.dat" ] && args="$args; rnd=1"
 gnuplot -e "$args" "$here/sweeps.gp"
+[ -f "$tmp/small_blocks_sweep.dat" ] && gnuplot -e "dat='$tmp'; out='$out'" "$here/small_blocks.gp"
+[ -f "$tmp/network.dat" ] && gnuplot -e "dat='$tmp'; out='$out'" "$here/network.gp"
+[ -f "$tmp/overlap.dat" ] && gnuplot -e "dat='$tmp'; out='$out'" "$here/overlap.gp"
+[ -f "$tmp/threads.dat" ] &&
+  gnuplot -e "dat='$tmp'; out='$out'; ttl='$(cat "$tmp/threads_title.txt")'" "$here/threads.gp"
 ls "$out"/*.png
