@@ -323,7 +323,9 @@ class Executor {
     return n;
   }
   static index_t segments_of(const FamilyList& d, const Slice& s) {
-    return d.families[s.family].rows.count * s.col_count;
+    index_t rows = 0;
+    for (std::size_t k = s.family; k < s.family_end; ++k) rows += d.families[k].rows.count;
+    return rows * s.col_count;
   }
   static index_t segments_in(const FamilyList& d, const Message& msg) {
     index_t n = 0;

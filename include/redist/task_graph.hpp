@@ -64,11 +64,12 @@ struct Task {
   std::size_t index = 0;
 };
 
-/// Column members [col_first, col_first + col_count) of family `family` of a FamilyList:
-/// `elements` elements at element `offset` from its message's start (a family's columns
-/// are contiguous in the buffer, plan/block_family.hpp).
+/// Column members [col_first, col_first + col_count) of a column block of a FamilyList
+/// (families [family, family_end), stacked: plan/block_family.hpp): `elements` elements
+/// at element `offset` from its message's start (a block's columns are contiguous in the
+/// buffer).
 struct Slice {
-  std::size_t family = 0;
+  std::size_t family = 0, family_end = 0;
   index_t col_first = 0, col_count = 0;
   index_t offset = 0, elements = 0;
 };
@@ -146,17 +147,23 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
     const Message& msg = d.messages[m];
     c.begin.push_back(c.chunks.size());
     index_t offset = 0;
-    for (index_t f = msg.first; f < msg.first + msg.count; ++f) {
+    for (index_t f = msg.first, f_end = f; f < msg.first + msg.count; f = f_end) {
+      // The column block [f, f_end): families with the same column members.
       const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
-      const index_t member = plan.rows(fam).elements() *
-                             plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
+      for (f_end = f; f_end < msg.first + msg.count &&
+                      d.families[static_cast<std::size_t>(f_end)].cols == fam.cols;
+           ++f_end) {
+      }
+      const index_t member =
+          fam.buffer_ld * plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
       for (index_t b = 0; b < fam.cols.count;) {
         if (c.chunks.size() == c.begin.back() || c.chunks.back().elements >= limit)
           c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
         Chunk& ch = c.chunks.back();
         const index_t room = std::max<index_t>(1, (limit - ch.elements + member - 1) / member);
         const index_t n = std::min(room, fam.cols.count - b);
-        c.slices.push_back(Slice{static_cast<std::size_t>(f), b, n, offset, n * member});
+        c.slices.push_back(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, n,
+                                 offset, n * member});
         ch.end = c.slices.size();
         ch.elements += n * member;
         offset += n * member;

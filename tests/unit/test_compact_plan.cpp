@@ -263,26 +263,41 @@ void check_config(const Config<SD, DD, S>& c, Totals& totals) {
         REQUIRE(m.batch < cp.batches);
         CHECK(m.count >= 1);
         CHECK((kind == Kind::local) == (m.peer == rank));
-        // Messages of a batch back to back; families of a message back to back, dense.
+        // Messages of a batch back to back; in a message, families with the same column
+        // members stacked into one dense column block, blocks back to back.
         CHECK(m.first == next_family);
         CHECK(m.buffer_offset == batch_fill[static_cast<std::size_t>(m.batch)]);
         const int sender = kind == Kind::send ? rank : m.peer;
         const int receiver = kind == Kind::send ? m.peer : rank;
         std::vector<FamilyView> views;
-        index_t offset = 0;
+        index_t offset = 0;  // start of the current column block in the message
+        index_t row = 0;     // rows of the block taken by its earlier families
+        index_t block_ld = 0, block_width = 0;
         for (index_t f = m.first; f < m.first + m.count; ++f) {
           const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
+          const PieceGroup rows = cp.rows(fam), cols = cp.cols(fam);
           if (f > m.first)
             CHECK(detail::family_order(d.families[static_cast<std::size_t>(f - 1)], fam));
-          CHECK(fam.buffer_offset == m.buffer_offset + offset);
-          const PieceGroup rows = cp.rows(fam), cols = cp.cols(fam);
-          views.push_back({rows, cols, offset});
-          const index_t ld = rows.elements();
-          offset += cp.elements(fam);
+          if (f == m.first || !(d.families[static_cast<std::size_t>(f - 1)].cols == fam.cols)) {
+            offset += block_ld * block_width;  // the previous block is complete
+            row = 0;
+            block_ld = 0;
+            for (index_t g = f;
+                 g < m.first + m.count && d.families[static_cast<std::size_t>(g)].cols == fam.cols;
+                 ++g)
+              block_ld += cp.rows(d.families[static_cast<std::size_t>(g)]).elements();
+            block_width = cols.elements();
+          }
+          CHECK(fam.buffer_ld == block_ld);
+          CHECK(fam.buffer_offset == m.buffer_offset + offset + row);
+          views.push_back({rows, cols, offset + row});
+          const index_t ld = fam.buffer_ld;
+          const index_t at0 = row;
+          row += rows.elements();
           segments += rows.count * cols.count;
-          for_each_segment(rows, cols, [&](const Piece& pr, const Piece& pc, index_t at) {
-            CHECK(at >= 0);
-            CHECK(at + (pc.length - 1) * ld + pr.length <= cp.elements(fam));
+          for_each_segment(rows, cols, ld, [&](const Piece& pr, const Piece& pc, index_t at) {
+            CHECK(at0 + at >= 0);
+            CHECK(at0 + at + (pc.length - 1) * ld + pr.length <= block_ld * block_width);
             const TileIndex y{pr.src_tile, pc.src_tile}, t{pr.dst_tile, pc.dst_tile};
             CHECK(c.src.owner(y) == sender);
             CHECK(c.dst.owner(t) == receiver);
@@ -306,6 +321,7 @@ void check_config(const Config<SD, DD, S>& c, Totals& totals) {
               }
           });
         }
+        offset += block_ld * block_width;
         CHECK(m.elements == offset);
         batch_fill[static_cast<std::size_t>(m.batch)] += m.elements;
         elements += m.elements;

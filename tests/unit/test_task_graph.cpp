@@ -130,8 +130,10 @@ TEST_CASE("task graph: random plans give acyclic graphs, chunks agree on both en
                 for (std::size_t sl = ch.first; sl < ch.end; ++sl) {
                   const Slice& s = cut->slices[sl];
                   CHECK(s.offset == slice_offset);
-                  CHECK(s.col_first == next[s.family]);
-                  next[s.family] += s.col_count;
+                  for (std::size_t f = s.family; f < s.family_end; ++f) {
+                    CHECK(s.col_first == next[f]);
+                    next[f] += s.col_count;
+                  }
                   slice_offset += s.elements;
                 }
                 CHECK(slice_offset == offset + ch.elements);

@@ -77,15 +77,22 @@ struct is_described : std::false_type {};
 template <class T>
 struct is_described<DescribedSide<T>> : std::true_type {};
 
-/// Calls f(a, b, row piece, column piece) for every segment of slice s: columns outer,
-/// rows inner (the buffer order of plan/block_family.hpp).
+/// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
+/// columns outer, then the block's families, rows inner (the buffer order of
+/// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
 template <class F>
 void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const Slice& s, F&& f) {
-  const BlockFamily& fam = d.families[s.family];
-  const PieceGroup rows = plan.rows(fam);
-  const PieceGroup cols = plan.cols(fam).slice(s.col_first, s.col_count);
-  for (index_t b = 0; b < cols.count; ++b)
-    for (index_t a = 0; a < rows.count; ++a) f(a, b, rows.member(a), cols.member(b));
+  const BlockFamily& first = d.families[s.family];
+  const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
+  for (index_t b = 0; b < cols.count; ++b) {
+    const Piece col = cols.member(b);
+    for (std::size_t k = s.family; k < s.family_end; ++k) {
+      const BlockFamily& fam = d.families[k];
+      const PieceGroup rows = plan.rows(fam);
+      const index_t row0 = fam.buffer_offset - first.buffer_offset;
+      for (index_t a = 0; a < rows.count; ++a) f(row0 + a * rows.length, b, rows.member(a), col);
+    }
+  }
 }
 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
@@ -94,10 +101,9 @@ void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const 
 template <class T, class Src, class Dst>
 std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice& s, const Src& src,
                        const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel) {
-  const BlockFamily& fam = d.families[s.family];
-  const PieceGroup rows = plan.rows(fam);
-  const PieceGroup cols = plan.cols(fam).slice(s.col_first, s.col_count);
-  const index_t lr = rows.length, lc = cols.length, ldb = rows.elements();
+  const BlockFamily& first = d.families[s.family];
+  const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
+  const index_t lc = cols.length, ldb = first.buffer_ld;
   constexpr bool src_buffer = std::is_same_v<Src, BufferSide>;
   constexpr bool dst_buffer = std::is_same_v<Dst, BufferSide>;
   constexpr bool described = is_described<Src>::value;
@@ -113,14 +119,15 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
   const std::size_t before = pool.copies.size();
   if constexpr (!described) {
     if (separable(src) && separable(dst)) {
-      // One copy: row members as runs, column members as members.
+      // One copy: the row members of every family of the block as runs, the column
+      // members as members.
       StridedCopy<T> c;
       c.run_first = static_cast<index_t>(pool.runs.size());
       c.member_first = static_cast<index_t>(pool.members.size());
       c.col_len = lc;
-      const auto row_of = [&](const auto& side, index_t a, const Piece& p) {
+      const auto row_of = [&](const auto& side, index_t row, const Piece& p) {
         if constexpr (std::is_same_v<std::decay_t<decltype(side)>, BufferSide>)
-          return a * lr;
+          return row;
         else
           return side.row(p);
       };
@@ -130,15 +137,22 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
         else
           return side.col(p);
       };
-      for (index_t a = 0; a < rows.count; ++a) {
-        const Piece p = rows.member(a);
-        const RowRun run{row_of(src, a, p), row_of(dst, a, p), lr};
-        RowRun* last =
-            pool.runs.size() > static_cast<std::size_t>(c.run_first) ? &pool.runs.back() : nullptr;
-        if (last && last->src + last->length == run.src && last->dst + last->length == run.dst)
-          last->length += lr;  // continues the previous run on both sides
-        else
-          pool.runs.push_back(run);
+      for (std::size_t k = s.family; k < s.family_end; ++k) {
+        const BlockFamily& fam = d.families[k];
+        const PieceGroup rows = plan.rows(fam);
+        const index_t row0 = fam.buffer_offset - first.buffer_offset;
+        for (index_t a = 0; a < rows.count; ++a) {
+          const Piece p = rows.member(a);
+          const index_t row = row0 + a * rows.length;
+          const RowRun run{row_of(src, row, p), row_of(dst, row, p), rows.length};
+          RowRun* last = pool.runs.size() > static_cast<std::size_t>(c.run_first)
+                             ? &pool.runs.back()
+                             : nullptr;
+          if (last && last->src + last->length == run.src && last->dst + last->length == run.dst)
+            last->length += run.length;  // continues the previous run on both sides
+          else
+            pool.runs.push_back(run);
+        }
       }
       for (index_t b = 0; b < cols.count; ++b) {
         const Piece p = cols.member(b);
@@ -163,19 +177,23 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
       return 1;
     }
   }
-  // One copy per segment, sharing one run and one member.
-  const auto run_first = static_cast<index_t>(pool.runs.size());
+  // One copy per segment; segments of one length share a run (and all share a member).
   const auto member_first = static_cast<index_t>(pool.members.size());
-  pool.runs.push_back(RowRun{0, 0, lr});
   pool.members.push_back(ColumnMember{0, 0});
-  for_each_slice_segment(plan, d, s, [&](index_t a, index_t b, const Piece& r, const Piece& col) {
+  index_t run_at = -1, run_length = -1;
+  for_each_slice_segment(plan, d, s, [&](index_t row, index_t b, const Piece& r, const Piece& col) {
+    if (r.length != run_length) {
+      run_at = static_cast<index_t>(pool.runs.size());
+      run_length = r.length;
+      pool.runs.push_back(RowRun{0, 0, r.length});
+    }
     StridedCopy<T> c;
-    c.run_first = run_first;
+    c.run_first = run_at;
     c.runs = 1;
     c.member_first = member_first;
     c.members = 1;
     c.col_len = lc;
-    const index_t buffer_at = s.offset + a * lr + b * lc * ldb;
+    const index_t buffer_at = s.offset + row + b * lc * ldb;
     if constexpr (src_buffer) {
       c.lds = ldb;
       rel.push_back(buffer_at);

@@ -20,11 +20,14 @@
 /// - the messages of a batch lie back to back in the batch buffer, in message order,
 ///   from offset 0 (Message::buffer_offset, FamilyList::batch_elements: the meaning of
 ///   plan.hpp's Message and Direction);
-/// - inside a message, families lie back to back in family order; family f is a dense
-///   column-major block of (rows.count * rows.length) x (cols.count * cols.length)
-///   elements at f.buffer_offset: element i of row member a and element j of column
-///   member b is at f.buffer_offset + (a * rows.length + i) + (b * cols.length + j) * ld,
-///   ld = rows.count * rows.length.
+/// - inside a message, families in family order form column blocks: consecutive families
+///   with the same column members (column group and range) are stacked, each taking
+///   rows.count * rows.length rows of one dense column-major block whose leading
+///   dimension `buffer_ld` is the sum of their rows; blocks lie back to back. Element i
+///   of row member a and element j of column member b of family f is at
+///   f.buffer_offset + (a * rows.length + i) + (b * cols.length + j) * f.buffer_ld.
+///   Stacking lets one pass over a column of the block gather every row group of the
+///   message, so each source column is read once however many row groups there are.
 
 #include <algorithm>
 #include <cstddef>
@@ -49,6 +52,7 @@ struct BlockFamily {
   GroupRange rows;            ///< into CompactPlan::row_groups
   GroupRange cols;            ///< into CompactPlan::col_groups
   index_t buffer_offset = 0;  ///< batch-buffer offset of element (0, 0)
+  index_t buffer_ld = 0;      ///< leading dimension of its column block in the buffer
   friend constexpr bool operator==(const BlockFamily&, const BlockFamily&) = default;
 };
 
@@ -63,18 +67,20 @@ struct FamilyList {
 
 /// Calls f(row piece, column piece, offset) for every segment of the family whose rows and
 /// columns are `rows` and `cols` (see CompactPlan::rows / cols), columns outer, rows
-/// inner; offset is the segment's (0, 0) relative to the family's block, whose leading
-/// dimension is rows.elements().
+/// inner; offset is the segment's (0, 0) relative to the family's (0, 0), in a block of
+/// leading dimension `ld` (BlockFamily::buffer_ld).
 /// @post visits rows.count * cols.count segments; offsets follow the file's layout.
 template <class F>
-constexpr void for_each_segment(const PieceGroup& rows, const PieceGroup& cols, F&& f) {
-  const index_t ld = rows.elements();
+constexpr void for_each_segment(const PieceGroup& rows, const PieceGroup& cols, index_t ld, F&& f) {
   for (index_t b = 0; b < cols.count; ++b)
     for (index_t a = 0; a < rows.count; ++a)
       f(rows.member(a), cols.member(b), a * rows.length + b * cols.length * ld);
 }
 
 namespace detail {
+
+/// Whether two families have the same column members (and so share a column block).
+constexpr bool same_columns(const BlockFamily& x, const BlockFamily& y) { return x.cols == y.cols; }
 
 /// The family order of a message (see the file comment).
 constexpr bool family_order(const BlockFamily& x, const BlockFamily& y) {
@@ -98,15 +104,28 @@ inline void append_message(FamilyList& d, int peer, index_t batch,
     std::sort(families.begin(), families.end(), family_order);
   index_t& batch_elements = d.batch_elements[static_cast<std::size_t>(batch)];
   Message m{peer, batch, static_cast<index_t>(d.families.size()), 0, 0, batch_elements};
-  for (BlockFamily f : families) {
-    const PieceGroup& r = rows[static_cast<std::size_t>(f.rows.group)];
-    const PieceGroup& c = cols[static_cast<std::size_t>(f.cols.group)];
-    const index_t n = f.rows.count * r.length * f.cols.count * c.length;
-    f.buffer_offset = m.buffer_offset + m.elements;
-    d.families.push_back(f);
-    m.count += 1;
-    m.elements += n;
-    d.segments += f.rows.count * f.cols.count;
+  const auto rows_of = [&](const BlockFamily& f) {
+    return f.rows.count * rows[static_cast<std::size_t>(f.rows.group)].length;
+  };
+  for (std::size_t k0 = 0, k1 = 0; k0 < families.size(); k0 = k1) {
+    // The column block [k0, k1): stacked, so its leading dimension is the rows' sum.
+    index_t ld = 0;
+    for (k1 = k0; k1 < families.size() && same_columns(families[k0], families[k1]); ++k1)
+      ld += rows_of(families[k1]);
+    const BlockFamily& first = families[k0];
+    const index_t width =
+        first.cols.count * cols[static_cast<std::size_t>(first.cols.group)].length;
+    index_t row = 0;
+    for (std::size_t k = k0; k < k1; ++k) {
+      BlockFamily f = families[k];
+      f.buffer_offset = m.buffer_offset + m.elements + row;
+      f.buffer_ld = ld;
+      row += rows_of(f);
+      d.families.push_back(f);
+      m.count += 1;
+      d.segments += f.rows.count * f.cols.count;
+    }
+    m.elements += ld * width;
   }
   batch_elements += m.elements;
   d.elements += m.elements;
