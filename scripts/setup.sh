@@ -14,6 +14,11 @@ packages=(
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 fi
+# Extra tools for the OpenMP Kokkos built from Debian's trilinos source:
+# scripts/setup.sh --kokkos-openmp (scripts/build-kokkos-openmp.sh)
+if [ "${1:-}" = "--kokkos-openmp" ]; then
+  packages+=(dpkg-dev xz-utils)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
