@@ -14,6 +14,12 @@
 #     the target from them.
 # REDIST_KOKKOS_MODE (AUTO | TARGET | VARIABLES) overrides the detection.
 #
+# Which Kokkos: the usual find_package search, so -DKokkos_ROOT=<prefix> (or Kokkos_DIR,
+# CMAKE_PREFIX_PATH) picks another install and Debian's /usr one is the default. A changed
+# Kokkos_ROOT also replaces a Kokkos_DIR cached by an earlier configure. Consumers of the
+# installed package (redistConfig.cmake) search the Kokkos redist was built against first
+# (_redist_kokkos_hint), then the same places.
+#
 # The targets are IMPORTED so that consumers see Kokkos' headers as system headers: Kokkos 3.4
 # triggers -Wvolatile / -Wdeprecated-enum-enum-conversion under C++20.
 
@@ -130,6 +136,22 @@ if(_redist_in_config)
 else()
   set(_redist_kokkos_args CONFIG REQUIRED)
 endif()
+if(_redist_kokkos_hint)
+  list(APPEND _redist_kokkos_args HINTS "${_redist_kokkos_hint}")
+endif()
+# find_package keeps a cached Kokkos_DIR over a new Kokkos_ROOT; drop one that lies outside.
+if(NOT Kokkos_FOUND AND Kokkos_DIR AND DEFINED Kokkos_ROOT)
+  file(REAL_PATH "${Kokkos_ROOT}" _redist_root)
+  file(REAL_PATH "${Kokkos_DIR}" _redist_dir)
+  string(FIND "${_redist_dir}/" "${_redist_root}/" _redist_at)
+  if(NOT _redist_at EQUAL 0)
+    message(STATUS "redist: Kokkos_ROOT=${Kokkos_ROOT} replaces Kokkos_DIR=${Kokkos_DIR}")
+    unset(Kokkos_DIR CACHE)
+  endif()
+  unset(_redist_root)
+  unset(_redist_dir)
+  unset(_redist_at)
+endif()
 if(NOT Kokkos_FOUND)
   # Kokkos' config forces CMAKE_CXX_EXTENSIONS OFF (with a warning) when it is undefined;
   # define it for the call only, so we neither warn nor leak a setting into the caller.
@@ -174,10 +196,38 @@ else()
 endif()
 if(NOT Kokkos_FIND_QUIETLY AND NOT redist_FIND_QUIETLY)
   message(STATUS "redist: Kokkos ${Kokkos_VERSION} via ${_redist_mode} (${Kokkos_DIR})")
+  if(_redist_kokkos_hint AND NOT Kokkos_DIR STREQUAL _redist_kokkos_hint)
+    message(STATUS "redist: note: redist was built and tested against ${_redist_kokkos_hint}")
+  endif()
 endif()
 unset(_redist_mode)
 
 # --- Kokkos Kernels (optional; examples and benchmarks) ------------------------------------
+# TRUE when <dirs> hold no Kokkos (KokkosCore_config.h) other than the one of redist::kokkos.
+# Debian's Kokkos Kernels carries Debian's Serial Kokkos; next to another Kokkos (say an
+# OpenMP one from -DKokkos_ROOT) it would put a second Kokkos in the same program.
+function(_redist_same_kokkos dirs out)
+  _redist_collect_include_dirs(redist::kokkos ours)
+  set(ours_real "")
+  foreach(d IN LISTS ours)
+    if(NOT d MATCHES "\\$<" AND EXISTS "${d}")
+      file(REAL_PATH "${d}" d)
+      list(APPEND ours_real "${d}")
+    endif()
+  endforeach()
+  set(same TRUE)
+  foreach(d IN LISTS dirs)
+    if(d MATCHES "\\$<" OR NOT EXISTS "${d}/KokkosCore_config.h")
+      continue()
+    endif()
+    file(REAL_PATH "${d}" d)
+    if(NOT d IN_LIST ours_real)
+      set(same FALSE)
+    endif()
+  endforeach()
+  set(${out} ${same} PARENT_SCOPE)
+endfunction()
+
 function(redist_find_kokkos_kernels)
   if(TARGET redist::kokkos_kernels)
     return()
@@ -195,6 +245,17 @@ function(redist_find_kokkos_kernels)
     endif()
   endforeach()
   _redist_kokkos_mode(KokkosKernels "${target}" KokkosBlas.hpp mode)
+  if(mode STREQUAL "VARIABLES")
+    set(dirs ${KokkosKernels_INCLUDE_DIRS})
+  elseif(target)
+    _redist_collect_include_dirs(${target} dirs)
+  endif()
+  _redist_same_kokkos("${dirs}" same)
+  if(NOT same)
+    message(STATUS "redist: Kokkos Kernels in ${KokkosKernels_DIR} was built against another "
+                   "Kokkos; not used")
+    return()
+  endif()
   if(mode STREQUAL "VARIABLES")
     _redist_target_from_variables(redist::kokkos_kernels KokkosKernels)
   elseif(target)
