@@ -1,31 +1,89 @@
 #!/usr/bin/env bash
 # Builds redist-bench (Release) and runs the standard suite on 2 ranks; writes
 # bench/results/standard.json and the plots. Other suites: SUITES="standard categories ...".
-# Env: BUILD_DIR (build), NP (2), REPEAT (10), SUITES (standard), EXTRA (more bench flags).
+#
+# Suites with their own launch:
+#   network  runs over TCP: mpirun --mca pml ob1 --mca btl tcp,self (bench/results/network.json)
+#   threads  runs on 1 rank, unbound (--bind-to none), with the default build
+#            (threads-default.json) and, when an OpenMP build exists ($OPENMP_BUILD_DIR,
+#            e.g. cmake -S . -B build-openmp -DKokkos_ROOT=/var/cache/redist/kokkos-openmp),
+#            with OMP_NUM_THREADS=1 and 2 there (threads-omp1.json, threads-omp2.json);
+#            bench/plots/combine_threads.py merges them into threads.json with the speedup
+#            of 2 threads over 1.
+#
+# Env: BUILD_DIR (build), OPENMP_BUILD_DIR (build-openmp), NP (2), REPEAT (10),
+#      SUITES (standard), EXTRA (more bench flags, e.g. --quick), JOBS (nproc),
+#      RESULTS (bench/results: the JSON), PLOTS (bench/plots: the PNGs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build_dir=${BUILD_DIR:-build}
+omp_dir=${OPENMP_BUILD_DIR:-build-openmp}
 np=${NP:-2}
+jobs=${JOBS:-$(nproc)}
+results=${RESULTS:-bench/results}
+plots=${PLOTS:-bench/plots}
+
+build() {  # build() DIR: builds redist-bench there, prints its path
+  cmake --build "$1" --target redist-bench --parallel "$jobs" >&2
+  local exe
+  exe=$(find "$1" -type f -name redist-bench -perm -u+x | head -n 1)
+  [ -n "$exe" ] || { echo "bench.sh: redist-bench not built in $1" >&2; exit 1; }
+  echo "$exe"
+}
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build_dir" --target redist-bench --parallel "$(nproc)"
-exe=$(find "$build_dir" -type f -name redist-bench -perm -u+x | head -n 1)
-[ -n "$exe" ] || { echo "bench.sh: redist-bench not built" >&2; exit 1; }
+exe=$(build "$build_dir")
 
 mpi_flags=()
 if [ "$(id -u)" = 0 ]; then mpi_flags+=(--allow-run-as-root); fi
 # More ranks than cores needs --oversubscribe.
 if [ "$np" -gt "$(nproc)" ] || [ "$(id -u)" = 0 ]; then mpi_flags+=(--oversubscribe); fi
 
-mkdir -p bench/results
+run() {  # run NP EXE JSON [mpirun flags...] -- [bench flags...]
+  local n=$1 bin=$2 json=$3
+  shift 3
+  local launch=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do launch+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  # shellcheck disable=SC2086
+  mpirun "${mpi_flags[@]}" "${launch[@]}" -np "$n" "$bin" --repeat "${REPEAT:-10}" \
+    --json "$json" "$@" ${EXTRA:-}
+}
+
+mkdir -p "$results"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for suite in ${SUITES:-standard}; do
-  # shellcheck disable=SC2086
-  mpirun "${mpi_flags[@]}" -np "$np" "$exe" --suite "$suite" --repeat "${REPEAT:-10}" \
-    --json "bench/results/$suite.json" ${EXTRA:-}
+  case $suite in
+    network)
+      # The inter-node situation on one machine: MPI over TCP, redist's shared window off.
+      run "$np" "$exe" "$results/network.json" --mca pml ob1 --mca btl tcp,self -- \
+        --suite network
+      ;;
+    threads)
+      threads_json=()
+      run 1 "$exe" "$results/threads-default.json" --bind-to none -- --suite threads
+      threads_json+=("$results/threads-default.json")
+      if [ -f "$omp_dir/CMakeCache.txt" ]; then
+        omp_exe=$(build "$omp_dir")
+        for t in 1 2; do
+          OMP_NUM_THREADS=$t OMP_PROC_BIND=spread OMP_PLACES=cores \
+            run 1 "$omp_exe" "$results/threads-omp$t.json" --bind-to none \
+            -x OMP_NUM_THREADS -x OMP_PROC_BIND -x OMP_PLACES -- --suite threads
+          threads_json+=("$results/threads-omp$t.json")
+        done
+      else
+        echo "bench.sh: no OpenMP build in $omp_dir; threads suite on the default build only"
+      fi
+      python3 bench/plots/combine_threads.py "$results/threads.json" "${threads_json[@]}"
+      ;;
+    *)
+      run "$np" "$exe" "$results/$suite.json" -- --suite "$suite"
+      ;;
+  esac
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if command -v gnuplot >/dev/null && command -v python3 >/dev/null; then
-  bench/plots/plot.sh bench/results bench/plots
+  mkdir -p "$plots"
+  bench/plots/plot.sh "$results" "$plots"
 fi

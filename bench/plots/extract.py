@@ -102,6 +102,7 @@ if th and "runs" in th:
                     num(m.get("pdgemr2d")), num(r.get("b_copy_space")) / 1e9))
     s = th.get("speedup_2_over_1") or {}
     with open(os.path.join(out, "threads_title.txt"), "w") as f:
+        f.write("%s; " % (th["runs"][0]["case"] if th["runs"] else "?"))
         if s:
             f.write("%s, 2 threads vs 1: tile %.2fx, ScaLAPACK storage %.2fx, parallel copy %.2fx" % (
                 s.get("execution_space", "?"), num(s.get("redist_tile")), num(s.get("redist_scalapack")),

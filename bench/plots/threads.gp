@@ -2,7 +2,7 @@
 set terminal pngcairo size 900,520 font ",10"
 set output out.'/threads.png'
 set termoption noenhanced
-set title "threads: 1 rank, local 8192², 256² -> 100² tiles\n".ttl
+set title "threads: 1 rank, the local move M², 256² -> 100² tiles\n".ttl
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
