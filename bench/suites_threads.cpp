@@ -16,6 +16,8 @@ namespace bench {
 
 namespace {
 
+/// The space the Redistributor runs on by default: the execution space of host memory,
+/// Kokkos::DefaultExecutionSpace in a host build (both are reported).
 using Space = redist::Redistributor<ScalapackMatrix, ScalapackMatrix>::execution_space;
 
 /// Copy bandwidth of the execution space's threads together, bytes/s, best of 10: a
@@ -105,6 +107,8 @@ void suite_threads(const mpi::communicator& comm, const Options& o, Report& repo
   }
   std::ostringstream json;
   json << "{\"execution_space\": " << json_string(space) << ", \"concurrency\": " << concurrency
+       << ", \"default_execution_space\": " << json_string(Kokkos::DefaultExecutionSpace::name())
+       << ", \"default_concurrency\": " << Kokkos::DefaultExecutionSpace().concurrency()
        << ", \"omp_num_threads\": " << json_string(env_or("OMP_NUM_THREADS", ""))
        << ", \"omp_proc_bind\": " << json_string(env_or("OMP_PROC_BIND", ""))
        << ", \"b_memcpy_1thread\": " << json_number(b_memcpy)
