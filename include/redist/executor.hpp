@@ -35,6 +35,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <boost/mpi/communicator.hpp>
+#include <boost/mpi/exception.hpp>
 #include <boost/mpi/nonblocking.hpp>
 #include <boost/mpi/request.hpp>
 #include <mpi.h>
@@ -191,8 +192,15 @@ class Executor {
   /// and builds the task graph for them: collective over the communicator. start() does
   /// it if nobody did; calling it first makes buffer_bytes() exact before the first run.
   /// Idempotent.
+  /// @throws communication_error if MPI fails while setting up (a window, a description).
   void connect() {
-    if (!transport_ready_) setup_transport();
+    if (transport_ready_) return;
+    try {
+      setup_transport();
+    } catch (const boost::mpi::exception& e) {
+      throw communication_error(
+          detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
+    }
   }
 
   /// Starts an execution on `exec`: posts receives, packs and sends, copies local
@@ -228,10 +236,9 @@ class Executor {
   bool test() {
     if (!running_) return true;
     drain();
-    while (!requests_.empty()) {
-      const auto done = boost::mpi::test_any(requests_.begin(), requests_.end());
-      if (!done) break;
-      handle(static_cast<std::size_t>(done->second - requests_.begin()));
+    for (std::size_t before = SIZE_MAX; requests_.size() != before && remaining_ > 0;) {
+      before = requests_.size();
+      poll();
       drain();
     }
     if (remaining_ == 0) finish();
@@ -393,6 +400,19 @@ class Executor {
       const std::size_t v = ready_[k][ready_head_[k]++];
       execute(v);
       complete(v);
+      // Between packs, let MPI move what is posted (transports such as TCP progress only
+      // inside MPI calls) and take what arrived: chunk k travels and is unpacked while
+      // chunk k + 1 is packed.
+      if (graph_.graph[v].kind == TaskKind::send) poll();
+    }
+  }
+
+  /// Handles every request that has completed, without blocking.
+  void poll() {
+    while (!requests_.empty()) {
+      const auto done = boost::mpi::test_any(requests_.begin(), requests_.end());
+      if (!done) return;
+      handle(static_cast<std::size_t>(done->second - requests_.begin()));
     }
   }
 

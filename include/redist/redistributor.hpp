@@ -115,6 +115,10 @@ class Redistributor {
   /// Tasks run by the last execution, per kind (task_graph.hpp). At one rank there are
   /// no messages, so no Send, Arrive or Ack tasks: only Init, Finish and the local copies.
   const TaskCounts& tasks_run() const { return executor_->tasks_run(); }
+  /// The tasks of task_graph() in the order the last execution completed them.
+  const std::vector<std::uint32_t>& completion_order() const {
+    return executor_->completion_order();
+  }
   /// The execution options every rank agreed on.
   const ExecutionOptions& execution_options() const { return executor_->options(); }
 

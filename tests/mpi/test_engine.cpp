@@ -1,0 +1,167 @@
+// The engine's contracts at 1-4 ranks: the executor completes tasks only after all their
+// predecessors in the task graph (the graph is the schedule); start/test/wait let the
+// caller drive the transfer; tiny chunks and every transport move the same data; execution
+// options are agreed by every rank; a caller's execution-space instance runs the copies.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <boost/mpi/collectives.hpp>
+
+#include <redist/redist.hpp>
+
+#include <doctest/doctest.h>
+
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using namespace redist;
+using namespace redist::test;
+
+/// Every task completed once, each after all its predecessors.
+template <class R>
+void check_follows_graph(const R& r) {
+  const auto& g = r.task_graph().graph;
+  const auto& order = r.completion_order();
+  const std::size_t n = boost::num_vertices(g);
+  REQUIRE(order.size() == n);
+  std::vector<std::size_t> at(n, n);
+  for (std::size_t k = 0; k < order.size(); ++k) at[order[k]] = k;
+  std::size_t missing = 0, early = 0;
+  for (std::size_t v = 0; v < n; ++v) missing += at[v] == n;
+  for (auto e : boost::make_iterator_range(boost::edges(g)))
+    early += at[boost::source(e, g)] > at[boost::target(e, g)];
+  CHECK(missing == 0);
+  CHECK(early == 0);
+}
+
+}  // namespace
+
+TEST_CASE("mpi: the executor follows the task graph's edges, chunk by chunk") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const auto [P, Q] = near_square_grid(np);
+  const Layout src{uniform(90, 70, 7, 6), BlockCyclic(P, Q)};
+  const Layout dst{uniform(90, 70, 5, 9), BlockCyclic(Q, P)};
+  for (const char* window : {"0", "1"})
+    for (index_t chunk : {index_t{64}, index_t{1} << 21}) {
+      const ScopedEnv w("REDIST_SHARED_WINDOW", window);
+      CAPTURE(window);
+      CAPTURE(chunk);
+      TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+      TiledMatrix<double, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
+      fill_source(a);
+      fill_sentinel(b);
+      PlanOptions o;
+      o.batch = 2;
+      ExecutionOptions x;
+      x.chunk_bytes = chunk;
+      const Region region{{80, 61}, {3, 4}, {6, 2}};
+      Redistributor r(a, b, comm, region, o, x);
+      r.redistribute();
+      index_t checked = 0;
+      CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+      check_follows_graph(r);
+      const TaskCounts& run = r.tasks_run();
+      const TaskCounts want = r.task_graph().counts();
+      CHECK(run == want);
+      CHECK(run.send == r.task_graph().send.chunks.size() - [&] {
+        std::size_t direct = 0;
+        const auto& tg = r.task_graph();
+        for (std::size_t c = 0; c < tg.send.chunks.size(); ++c)
+          direct += tg.send_transport[tg.send.chunks[c].message] == Transport::direct;
+        return direct;
+      }());
+      if (np > 1 && chunk == 64) {
+        // Tiny chunks: messages leave in pieces (each at least one column of a block).
+        const index_t chunks = sum(comm, static_cast<index_t>(r.task_graph().send.chunks.size()));
+        const index_t messages = sum(comm, r.plan().stats.messages_sent);
+        CHECK(chunks >= messages);
+        if (np == 2) CHECK(chunks > messages);
+      }
+    }
+}
+
+TEST_CASE("mpi: start, test until done, then wait returns at once; the data is complete") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(120, 100, 16, 10), BlockCyclic(1, np)};
+  const Layout dst{uniform(120, 100, 9, 13), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), ScalapackColumnMajor<>> a(src, {}, comm.rank());
+  TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
+  fill_source(a);
+  ExecutionOptions x;
+  x.chunk_bytes = 1024;
+  Redistributor r(a, b, comm, Region::whole({120, 100}), PlanOptions{}, x);
+  for (int round = 0; round < 3; ++round) {
+    fill_sentinel(b);
+    r.start(Kokkos::DefaultExecutionSpace{});
+    long polls = 0;
+    double work = 0;
+    while (!r.test()) {
+      // The caller's own work between polls.
+      for (int k = 0; k < 1000; ++k) work += 1e-9 * k;
+      ++polls;
+      REQUIRE(polls < 100000000);
+    }
+    CHECK(r.test());  // stays complete
+    r.wait();         // nothing left to wait for
+    index_t checked = 0;
+    CHECK(sum(comm, target_errors(b, Region::whole({120, 100}), checked)) == 0);
+    CHECK(work >= 0);
+  }
+  check_follows_graph(r);
+}
+
+TEST_CASE("mpi: execution options that differ between ranks fail on every rank") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  if (np < 2) return;  // nothing to disagree with
+  const Layout src{uniform(40, 40, 8, 8), BlockCyclic(1, np)};
+  const Layout dst{uniform(40, 40, 5, 5), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+  TiledMatrix<double, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
+  const auto message = [&](auto&& make) {
+    std::string what;
+    try {
+      make();
+    } catch (const agreement_error& e) {
+      what = e.what();
+    }
+    // Every rank saw the error, and the communicator still works.
+    CHECK(boost::mpi::all_reduce(comm, static_cast<int>(what.empty()),
+                                 boost::mpi::maximum<int>()) == 0);
+    return what;
+  };
+  SUBCASE("chunk size passed in the options") {
+    ExecutionOptions x;
+    x.chunk_bytes = comm.rank() == 0 ? 4096 : 8192;
+    const std::string what = message([&] { Redistributor r(a, b, comm, PlanOptions{}, x); });
+    CHECK(what.find("ExecutionOptions::chunk_bytes") != std::string::npos);
+  }
+  SUBCASE("shared window switched off by the environment of one rank") {
+    const ScopedEnv w("REDIST_SHARED_WINDOW", comm.rank() == 0 ? "0" : "1");
+    const std::string what = message([&] { Redistributor r(a, b, comm); });
+    CHECK(what.find("ExecutionOptions::shared_window") != std::string::npos);
+  }
+  SUBCASE("a malformed variable on one rank is an error on every rank") {
+    const ScopedEnv w("REDIST_CHUNK_BYTES", comm.rank() == np - 1 ? "12x" : "4096");
+    std::string what;
+    try {
+      Redistributor r(a, b, comm);
+    } catch (const invalid_argument& e) {
+      what = e.what();
+    }
+    CHECK(boost::mpi::all_reduce(comm, static_cast<int>(what.empty()),
+                                 boost::mpi::maximum<int>()) == 0);
+    CHECK(what.find("REDIST_CHUNK_BYTES") != std::string::npos);
+  }
+  // Same options everywhere: fine, and the agreed options are reported.
+  ExecutionOptions same;
+  same.chunk_bytes = 4096;
+  Redistributor r(a, b, comm, PlanOptions{}, same);
+  CHECK(r.execution_options().chunk_bytes == 4096);
+}
