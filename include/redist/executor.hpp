@@ -101,12 +101,15 @@ class Executor {
 
     const detail::MatrixSide<T, SrcMatrix> src_side(src, true);
     const detail::MatrixSide<T, DstMatrix> dst_side(dst, false);
+    // Messages between two tile-stored sides are laid flat (detail/bind_copies.hpp).
+    constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
+                          !stores_local_matrix<typename DstMatrix::placement_type>;
     bind(plan_.send, graph_.send, src_side, detail::BufferSide{}, send_pool_, send_rel_,
-         send_range_);
+         send_range_, flat);
     std::vector<index_t> no_rel;
     bind(plan_.local, graph_.local, src_side, dst_side, local_pool_, no_rel, local_range_);
     // Receives are bound at connect(), once it is known which are read in place.
-    bind_receives_ = [this, dst_side](const std::vector<std::vector<Address>>& described) {
+    bind_receives_ = [this, dst_side, flat](const std::vector<std::vector<Address>>& described) {
       recv_pool_ = {};
       recv_rel_.clear();
       recv_range_.clear();
@@ -122,7 +125,7 @@ class Executor {
         } else {
           for (std::size_t k = ch.first; k < ch.end; ++k)
             detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], detail::BufferSide{},
-                               dst_side, recv_pool_, recv_rel_);
+                               dst_side, recv_pool_, recv_rel_, flat);
         }
         recv_range_.emplace_back(first, recv_pool_.copies.size());
       }
@@ -310,11 +313,12 @@ class Executor {
   /// copies.
   template <class S, class D>
   void bind(const FamilyList& d, const Chunking& chunking, const S& src, const D& dst,
-            CopyPool<T>& pool, std::vector<index_t>& rel, std::vector<Range>& range) {
+            CopyPool<T>& pool, std::vector<index_t>& rel, std::vector<Range>& range,
+            bool flat = false) {
     for (const Chunk& ch : chunking.chunks) {
       const std::size_t first = pool.copies.size();
       for (std::size_t k = ch.first; k < ch.end; ++k)
-        detail::bind_slice(plan_, d, chunking.slices[k], src, dst, pool, rel);
+        detail::bind_slice(plan_, d, chunking.slices[k], src, dst, pool, rel, flat);
       range.emplace_back(first, pool.copies.size());
     }
   }

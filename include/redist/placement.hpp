@@ -124,6 +124,15 @@ class StorageMap {
   std::optional<LocalMatrix> local_;
 };
 
+/// Whether placement P always stores a rank's tiles as one LocalMatrix (it declares
+/// `static constexpr bool local_matrix = true`). Messages between two placements that
+/// do not are laid segment after segment (detail/bind_copies.hpp): a type property, so
+/// that every rank lays them out alike.
+template <class P>
+inline constexpr bool stores_local_matrix = requires {
+  requires P::local_matrix;
+};
+
 /// A placement for layouts of type L.
 template <class P, class L>
 concept Placement = requires(const P& p, const L& layout, int rank) {

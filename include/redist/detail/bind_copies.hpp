@@ -97,10 +97,16 @@ void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const 
 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
 /// buffer side, each copy's offset from the message start goes to `rel` (one per copy).
+/// `flat`: the message is laid segment after segment, each contiguous, instead of as
+/// stacked column blocks. Neither side separates when both matrices keep tiles apart
+/// (tile storage): both ends then copy segment by segment, and writing or reading each
+/// segment contiguously is faster than striding through a block (measured: standard
+/// cases, tile storage). The slice covers the same buffer range either way.
 /// Returns the number of copies added.
 template <class T, class Src, class Dst>
 std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice& s, const Src& src,
-                       const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel) {
+                       const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel,
+                       bool flat = false) {
   const BlockFamily& first = d.families[s.family];
   const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
   const index_t lc = cols.length, ldb = first.buffer_ld;
@@ -180,7 +186,7 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
   // One copy per segment; segments of one length share a run (and all share a member).
   const auto member_first = static_cast<index_t>(pool.members.size());
   pool.members.push_back(ColumnMember{0, 0});
-  index_t run_at = -1, run_length = -1;
+  index_t run_at = -1, run_length = -1, flat_at = s.offset;
   for_each_slice_segment(plan, d, s, [&](index_t row, index_t b, const Piece& r, const Piece& col) {
     if (r.length != run_length) {
       run_at = static_cast<index_t>(pool.runs.size());
@@ -193,9 +199,11 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
     c.member_first = member_first;
     c.members = 1;
     c.col_len = lc;
-    const index_t buffer_at = s.offset + row + b * lc * ldb;
+    const index_t buffer_at = flat ? flat_at : s.offset + row + b * lc * ldb;
+    const index_t buffer_ld = flat ? r.length : ldb;
+    flat_at += r.length * lc;
     if constexpr (src_buffer) {
-      c.lds = ldb;
+      c.lds = buffer_ld;
       rel.push_back(buffer_at);
     } else if constexpr (described) {
       const auto [p, ld] = *src.next++;
@@ -207,7 +215,7 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
       c.lds = ld;
     }
     if constexpr (dst_buffer) {
-      c.ldd = ldb;
+      c.ldd = buffer_ld;
       rel.push_back(buffer_at);
     } else {
       const auto [p, ld] = dst.at(r, col);

@@ -19,6 +19,8 @@ namespace redist {
 template <class MemorySpace = Kokkos::HostSpace>
 struct ScalapackColumnMajor {
   using memory_space = MemorySpace;
+  /// Every rank's tiles form one LocalMatrix (placement.hpp).
+  static constexpr bool local_matrix = true;
   /// Leading dimension; 0 picks max(1, LOCr), ScaLAPACK's smallest legal value. A rank
   /// with LOCr = 0 or LOCc = 0 needs no storage (allocation size 0).
   index_t lld = 0;
