@@ -2,6 +2,7 @@
 // Walked through in docs/quickstart.md. Run with: mpirun -np 2 ./quickstart
 #include <cstdio>
 #include <functional>
+#include <vector>
 
 #include <Kokkos_Core.hpp>
 
@@ -37,10 +38,26 @@ int main(int argc, char** argv) {
   // 3. Region: 500 x 600 elements from source (100, 50) to target (300, 200).
   const Region region{{500, 600}, {100, 50}, {300, 200}};
 
-  // 4. Plan once (collective; bad input throws the same redist::error on every rank) ...
-  Redistributor move(a, b, world, region);
-  // ... and execute as often as needed.
+  // 4. Plan once (collective; bad input throws the same redist::error on every rank). How
+  //    to execute is a second set of options; REDIST_* environment variables are applied
+  //    on top of them, and every rank must end up with the same ones (else agreement_error).
+  ExecutionOptions how;
+  how.chunk_bytes = 1 << 20;  // messages leave in chunks of 1 MiB: pack, send, unpack overlap
+  Redistributor move(a, b, world, region, PlanOptions{}, how);
+  // ... and execute as often as needed: blocking,
   move.redistribute();
+  // or in three steps, with this rank's own work in between. The copies run on `exec`, a
+  // Kokkos execution-space instance, and only that instance is fenced.
+  b.for_each_element([](ElementIndex, double& v) { v = -1.0; });
+  decltype(move)::execution_space exec;
+  std::vector<double> x(1 << 16, 1.0);  // own data: neither a nor b (both busy until wait)
+  double norm = 0;
+  move.start(exec);  // posts receives, packs and sends, runs local copies; does not wait
+  for (int step = 0; step < 8; ++step) {
+    for (const double v : x) norm += v * v;  // a slice of the caller's work
+    move.test();                             // lets the transfer advance; true once done
+  }
+  move.wait();  // completes it: b holds the region
 
   // 5. Check every element of the target this rank owns.
   long long bad = 0, checked = 0;
@@ -54,10 +71,13 @@ int main(int argc, char** argv) {
   checked = boost::mpi::all_reduce(world, checked, std::plus<long long>());
 
   const PlanStats& s = move.plan().stats;
-  std::printf("rank %d: sent %lld, received %lld, local %lld elements in %lld messages\n",
-              world.rank(), static_cast<long long>(s.elements_sent),
-              static_cast<long long>(s.elements_received), static_cast<long long>(s.elements_local),
-              static_cast<long long>(s.messages_sent));
+  const TaskCounts& t = move.tasks_run();  // of the last execution
+  std::printf(
+      "rank %d: sent %lld, received %lld, local %lld elements in %lld messages; tasks: "
+      "%zu send, %zu arrive, %zu receive, %zu ack (own work %.0f)\n",
+      world.rank(), static_cast<long long>(s.elements_sent),
+      static_cast<long long>(s.elements_received), static_cast<long long>(s.elements_local),
+      static_cast<long long>(s.messages_sent), t.send, t.arrive, t.receive, t.ack, norm);
   world.barrier();
   if (world.rank() == 0)
     std::printf("quickstart: %s: %lld of %lld target elements correct on %d ranks\n",
