@@ -5,12 +5,14 @@
 #include <redist/axis_cut.hpp>
 #include <redist/config.hpp>
 #include <redist/copy_kernel.hpp>
+#include <redist/copy_program.hpp>
 #include <redist/distribution.hpp>
 #include <redist/distributions/band.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/owner_table.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/executor.hpp>
 #include <redist/fingerprint.hpp>
 #include <redist/index.hpp>
@@ -20,6 +22,7 @@
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>
 #include <redist/relabel.hpp>
