@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   move.redistribute();
   // or in three steps, with this rank's own work in between. The copies run on `exec`, a
   // Kokkos execution-space instance, and only that instance is fenced.
-  b.for_each_element([](ElementIndex, double& v) { v = -1.0; });
+  b.for_each_element([](ElementIndex, double& v) { v = -1.0; });  // checked after this run
   decltype(move)::execution_space exec;
   std::vector<double> x(1 << 16, 1.0);  // own data: neither a nor b (both busy until wait)
   double norm = 0;
