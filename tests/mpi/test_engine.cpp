@@ -165,3 +165,33 @@ TEST_CASE("mpi: execution options that differ between ranks fail on every rank")
   Redistributor r(a, b, comm, PlanOptions{}, same);
   CHECK(r.execution_options().chunk_bytes == 4096);
 }
+
+namespace {
+/// ScaLAPACK storage that does not declare `local_matrix`: its map still returns a
+/// LocalMatrix, but the layout of messages must follow the declared type on every rank.
+struct UndeclaredLocalMatrix : ScalapackColumnMajor<> {
+  static constexpr bool local_matrix = false;
+};
+}  // namespace
+
+TEST_CASE("mpi: message layout follows the placement types, not what a map happens to hold") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const auto [P, Q] = near_square_grid(np);
+  const Layout src{uniform(64, 48, 5, 6), BlockCyclic(P, Q)};
+  const Layout dst{uniform(64, 48, 7, 4), BlockCyclic(Q, P)};
+  const Region region{{50, 40}, {3, 2}, {9, 5}};
+  for (const char* window : {"0", "1"}) {
+    const ScopedEnv w("REDIST_SHARED_WINDOW", window);
+    CAPTURE(window);
+    CHECK(check_redistribution<double>(comm, src, UndeclaredLocalMatrix{}, dst,
+                                       TilePerAllocation<>{}, region)
+              .ok);
+    CHECK(check_redistribution<double>(comm, dst, TilePerAllocation<>{}, src,
+                                       UndeclaredLocalMatrix{}, region)
+              .ok);
+    CHECK(check_redistribution<double>(comm, src, UndeclaredLocalMatrix{}, dst,
+                                       ScalapackColumnMajor<>{}, region)
+              .ok);
+  }
+}

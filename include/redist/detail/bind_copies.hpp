@@ -10,7 +10,7 @@
 /// a slice is one StridedCopy whatever its number of segments: its runs are the row
 /// members, merged where they continue each other on both sides, and its members are
 /// the column members. Otherwise (tiles in separate allocations) it is one StridedCopy
-/// per segment, sharing one run and one member.
+/// per segment, sharing one member, and one run per segment length.
 
 #include <cstddef>
 #include <type_traits>
@@ -31,7 +31,10 @@ template <class T, class Matrix>
 class MatrixSide {
  public:
   MatrixSide(const Matrix& m, bool source) : matrix_(&m), source_(source) {
-    local_ = m.storage().local_matrix();
+    // Separable only when the placement type says so (stores_local_matrix): the message
+    // layout depends on it, and every rank must derive the same one from the types.
+    if constexpr (stores_local_matrix<typename Matrix::placement_type>)
+      local_ = m.storage().local_matrix();
     if (local_ && !m.allocations().empty())
       base_ = m.allocations()[static_cast<std::size_t>(local_->allocation)].data();
   }
