@@ -1,9 +1,10 @@
 #pragma once
 /// @file copy_program.hpp
 /// Copy programs: the block copies of one task (a message chunk packed or unpacked, a
-/// part of a batch's local copies) run as one Kokkos launch on an execution-space
-/// instance, so a task costs one launch however many blocks it has, every thread of the
-/// space takes part, and fencing that instance waits for this work only.
+/// part of a batch's local copies) run on an execution-space instance: one Kokkos launch
+/// over all its copies, or, for a task of fewer copies than twice the space's threads, one
+/// launch per copy over its columns, so every thread of the space takes part either way;
+/// fencing that instance waits for this work only.
 ///
 /// The unit is a StridedCopy: a family of strided blocks (plan/block_family.hpp) bound to
 /// memory. Its rows are `runs` (contiguous on both sides, the row pieces of the family
@@ -19,8 +20,8 @@
 /// four elements in one StridedCopy, however large the matrix.
 ///
 /// Host memory: parallel over the copies of a program, or over the columns of each when
-/// a program has fewer copies than the space has threads. Device memory: a team per
-/// copy, threads over columns, vector lanes over each run.
+/// a program has fewer than twice as many copies as the space has threads. Device memory: a team
+/// per copy, threads over columns, vector lanes over each run.
 
 #include <cstddef>
 #include <cstring>

@@ -2,8 +2,9 @@
 /// @file executor.hpp
 /// Runs one rank's task graph (task_graph.hpp): copy programs (copy_program.hpp) on an
 /// execution-space instance, messages through Boost.MPI. With node_shared.hpp and
-/// detail/executor_transport.hpp (its set-up at connect()), the only code that talks to
-/// MPI besides the collective error guard.
+/// detail/executor_transport.hpp (its set-up at connect()), the only code that sends
+/// point-to-point messages; collectives live in detail/collectively.hpp and
+/// detail/agreement.hpp.
 ///
 /// The loop: tasks whose predecessors are done run from ready queues (Init, then Send,
 /// then local copies, then unpacks); Arrive and Ack tasks are transport events and
@@ -168,7 +169,8 @@ class Executor {
   const Schedule& schedule() const { return schedule_; }
   const ExecutionOptions& options() const { return options_; }
   /// Bytes of message buffers this executor holds (device + host staging). Before
-  /// connect(): send + receive buffers of the largest batch (PlanStats::buffer_elements).
+  /// connect(): the largest batch's send buffer plus the largest batch's receive buffer
+  /// (at least PlanStats::buffer_elements, more when the two peak in different batches).
   /// After it, with the shared window: the window's send buffer, plus a receive buffer
   /// only for messages from other nodes.
   index_t buffer_bytes() const {

@@ -10,7 +10,8 @@
 /// | Init(k)       | batch k                          | frees batch k-1's send buffers and   |
 /// |               |                                  | posts batch k's receives             |
 /// | Send(c)       | chunk c of a sent message        | packs c (one copy program) and hands |
-/// |               | (packed: not read in place)      | it to the transport                  |
+/// |               | (not direct: those are read from | it to the transport                  |
+/// |               | the source tiles in place)       |                                      |
 /// | Arrive(c)     | chunk c of a received message    | transport event: c is readable       |
 /// | Receive(c)    | received chunk c, or a part of   | unpacks c, or copies the part tile   |
 /// |               | batch k's local copies           | to tile (one copy program)           |
@@ -18,7 +19,8 @@
 /// |               | reads in place (window, direct)  | done with our memory                 |
 /// | Finish(k)     | batch k                          | batch k's data is in and out         |
 ///
-/// Edges: Init(k) -> Send(c), Arrive(c), Receive(local part) of batch k; Arrive(c) ->
+/// Edges: Init(k) -> Send(c), Arrive(c), Ack(m), Receive(local part) of batch k, and
+/// Init(k) -> Finish(k); Arrive(c) ->
 /// Receive(c); Send(c) -> Ack(m) for every chunk c of m; Send, Receive and the Acks of
 /// shared-window messages of batch k -> Finish(k); Finish(k) -> Init(k + 1), the control
 /// dependency that bounds what is in flight to one batch (section 6.2.1: the paper draws
@@ -239,8 +241,9 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements
 }
 
 /// A task graph compiled for walking: successors in CSR form, the number of predecessors
-/// of each task, and its ready queue (Init first, then Send, local copies, unpacks, so
-/// messages leave early and local copies overlap them).
+/// of each task, and its ready queue (Init first, then Send, then local copies with
+/// Arrive, Ack and Finish, then unpacks: messages leave early and local copies overlap
+/// them).
 /// @post succ[succ_begin[v], succ_begin[v + 1]) are exactly v's out-edges in tg.graph,
 /// and in_degree[v] is v's in-degree: the schedule is the graph, nothing added.
 struct Schedule {
