@@ -155,7 +155,7 @@ struct PeakProbe {
 };
 
 // ---------------------------------------------------------------------------------------
-// Machine anchors (papers/cao2021-*.txt section 8.1: B_net, B_memcpy)
+// Machine anchors (Cao et al. 2021, section 8.1: B_net, B_memcpy)
 
 /// memcpy bandwidth of one rank while every rank copies at once, bytes/s (best of 10).
 inline double measure_memcpy(const mpi::communicator& comm, std::size_t bytes) {

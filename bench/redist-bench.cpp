@@ -1,7 +1,7 @@
 /// @file bench/redist-bench.cpp
 /// redist-bench: times redist against ScaLAPACK's pdgemr2d on the same data, checks every
 /// element, and compares the achieved time with the papers' cost model
-/// (papers/cao2021-*.txt section 7.2, Eq. (3) and (4)), measured on this machine.
+/// (Cao et al. 2021, section 7.2, Eq. (3) and (4)), measured on this machine.
 ///
 ///   mpirun -np 2 ./redist-bench --suite standard --json standard.json
 ///

@@ -1,5 +1,5 @@
 // A user-written Distribution: heterogeneous 1-D "rows by power" (in the spirit of the
-// per-node layouts of papers/nesi2023-multiphase-distributions.txt). Rank r has power w_r;
+// per-node layouts of Nesi et al. 2023). Rank r has power w_r;
 // tile rows are dealt in periods of sum(w) rows, rank r taking w_r consecutive rows of each
 // period. Walked through in docs/custom-distribution.md.
 // Run with: ./custom_distribution

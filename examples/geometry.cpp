@@ -1,6 +1,6 @@
 // redist geometry explorer: for a source and a target tiling and a region, prints how many
-// target tiles fall in each of the nine categories (papers/cao2021-evaluating-redistribution-
-// parsec.txt Fig. 3) and the segments of one target tile. Pure index math: no MPI, no Kokkos.
+// target tiles fall in each of the nine categories (Cao et al. 2021
+// Fig. 3) and the segments of one target tile. Pure index math: no MPI, no Kokkos.
 //
 // Usage: geometry [src=MxN:MBxNB] [dst=MxN:MBxNB] [region=ROWSxCOLS] [from=I,J] [to=I,J]
 //                 [tile=M,N]

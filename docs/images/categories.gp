@@ -1,4 +1,4 @@
-# The nine categories of a target tile (papers/cao2021-evaluating-redistribution-parsec.txt
+# The nine categories of a target tile (Cao et al. 2021
 # Fig. 3), as redist numbers them: category = 3 * (min(k_r, 3) - 1) + (min(k_c, 3) - 1).
 # Red: one target tile. Black: the source tiles it reads. Labels: the segment roles.
 # Regenerate from the repository root:  gnuplot docs/images/categories.gp

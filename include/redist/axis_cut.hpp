@@ -5,7 +5,7 @@
 /// target position are also sorted by source position: the pieces of one target tile
 /// and the pieces of one source tile are both contiguous index ranges. Planning a rank
 /// then costs O(pieces on this axis) once plus O(segments it touches), never a scan of
-/// all tiles (papers/prylli1996-*.txt: the scan of two sorted boundary lists).
+/// all tiles (Prylli and Tourancheau 1996: the scan of two sorted boundary lists).
 
 #include <vector>
 

@@ -4,7 +4,7 @@
 /// shared-memory window (MPI_Win_allocate_shared) over the node's ranks of a
 /// communicator.
 ///
-/// Why: the papers' Eq. (4) (papers/cao2021-*.txt section 7.2) charges every remote
+/// Why: the papers' Eq. (4) (Cao et al. 2021, section 7.2) charges every remote
 /// element three copies: pack, network, unpack. On one node the executor already skips
 /// the network copy (its send buffer is a shared window). When the *source matrix*
 /// lives in node-shared memory, it skips the pack too: the receiver copies each segment

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan.hpp
-/// The per-rank plan (papers/cao2021-*.txt section 3, Algorithm 1, and section 5): what
+/// The per-rank plan (Cao et al. 2021, section 3, Algorithm 1, and section 5): what
 /// this rank sends to each peer, receives from each peer, and copies locally, as
 /// ordered segment lists. Pure: no MPI, no Kokkos, no element type.
 ///
@@ -76,7 +76,7 @@ struct Direction {
 };
 
 /// Per-rank statistics of a plan (the cost model's M_send, M_receive, M_local, in
-/// elements; papers/cao2021-*.txt section 7.2).
+/// elements; Cao et al. 2021, section 7.2).
 struct PlanStats {
   index_t elements_sent = 0;
   index_t elements_received = 0;

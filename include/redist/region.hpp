@@ -1,6 +1,6 @@
 #pragma once
 /// @file region.hpp
-/// Region: the sub-matrix to move (papers/cao2021-*.txt Table I): size_row x size_col
+/// Region: the sub-matrix to move (Cao et al. 2021, Table I): size_row x size_col
 /// elements starting at (disp_row_s, disp_col_s) in the source and at
 /// (disp_row_t, disp_col_t) in the target.
 

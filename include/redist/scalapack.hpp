@@ -1,7 +1,7 @@
 #pragma once
 /// @file scalapack.hpp
 /// ScaLAPACK interop: layouts from array descriptors, and a pxgemr2d-compatible entry
-/// point (papers/prylli1996-block-cyclic-redistribution.txt is what pxgemr2d implements).
+/// point (Prylli and Tourancheau 1996 is what pxgemr2d implements).
 ///
 /// A ScaLAPACK descriptor (DTYPE_=1) is {dtype, ctxt, M, N, MB, NB, RSRC, CSRC, LLD}:
 /// a block-cyclic layout of MB x NB tiles over the BLACS grid of `ctxt`, whose first

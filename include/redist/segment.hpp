@@ -1,13 +1,13 @@
 #pragma once
 /// @file segment.hpp
-/// Segment geometry (papers/cao2021-*.txt section 3, Fig. 2 and Fig. 3): how a target
+/// Segment geometry (Cao et al. 2021, section 3, Fig. 2 and Fig. 3): how a target
 /// tile is cut into segments, each lying in exactly one source tile. Pure and constexpr.
 ///
 /// 1-D: target tile k_t covers the region's target interval [a, b) on one axis; those
 /// elements come from source interval [a + shift, b + shift). Cutting it by the source
 /// tile boundaries gives k >= 1 pieces: one (whole), two (first, last) or more
 /// (first, inner..., last). This is a merge of two sorted boundary lists (Prylli's scan,
-/// papers/prylli1996-*.txt), so it costs O(pieces), never O(elements).
+/// Prylli and Tourancheau 1996), so it costs O(pieces), never O(elements).
 ///
 /// 2-D: the segments of a target tile are (row pieces) x (column pieces); its category
 /// is 3 * (min(k_r, 3) - 1) + (min(k_c, 3) - 1), the nine cases of Fig. 3:

@@ -1,5 +1,5 @@
 // Static checks of the segment geometry (include/redist/segment.hpp): the nine categories of
-// papers/cao2021-evaluating-redistribution-parsec.txt Fig. 3, and the roles, offsets and
+// Cao et al. 2021 Fig. 3, and the roles, offsets and
 // extents of hand-drawn target tiles, all evaluated by the compiler.
 #include <array>
 #include <cstddef>
@@ -118,7 +118,7 @@ constexpr bool roles_are(const SegmentList<N>& l, const std::array<Role, N>& rol
 
 // --- all nine categories: the papers' Fig. 9 set-up ---------------------------------------
 // Source tiles 3 x 3; target tiles MB_t = 3 * (cid / 3 + 1), NB_t = 3 * (cid % 3 + 1)
-// (papers/cao2021-evaluating-redistribution-parsec.txt section 8.3); the whole 18 x 18 matrix.
+// (Cao et al. 2021 section 8.3); the whole 18 x 18 matrix.
 
 template <index_t Cid>
 constexpr int fig9_category() {

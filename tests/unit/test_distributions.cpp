@@ -73,7 +73,7 @@ bool contains(const std::string& s, const std::string& part) {
 }  // namespace
 
 TEST_CASE("BlockCyclic: hand-checked owners") {
-  // papers/cao2021-evaluating-redistribution-parsec.txt Fig. 5a: 2 x 2 grid, 1 x 1 blocks.
+  // Cao et al. 2021 Fig. 5a: 2 x 2 grid, 1 x 1 blocks.
   const BlockCyclic d(2, 2);
   // clang-format off
   //      tile        owner

@@ -1,6 +1,6 @@
 #pragma once
 /// @file distributions/band.hpp
-/// Band distribution (papers/cao2021-*.txt section 8.6, Lorapo's TLR Cholesky): tiles
+/// Band distribution (Cao et al. 2021, section 8.6, Lorapo's TLR Cholesky): tiles
 /// near the diagonal, |m - n| < B, are distributed by one block-cyclic grid applied to
 /// the shifted index (m - n + B - 1, n), so each band diagonal maps to one grid row;
 /// every other tile follows a second block-cyclic grid.

@@ -8,7 +8,7 @@
 ///   owner(m, n) = grid_row(m) * Q + grid_col(n)     (row-major grid order, the default)
 ///
 /// Example, P x Q = 2 x 2, kp = kq = 1: tiles (0,0) (0,1) (1,0) (1,1) are on ranks
-/// 0 1 2 3, and the pattern repeats every 2 tiles in each direction (papers/cao2021-*.txt
+/// 0 1 2 3, and the pattern repeats every 2 tiles in each direction (Cao et al. 2021,
 /// Fig. 5a).
 
 #include <redist/detail/checked.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 /// @file distributions/random.hpp
-/// Random distribution (papers/cao2021-*.txt section 6.1, Fig. 5b): each tile's owner is
+/// Random distribution (Cao et al. 2021, section 6.1, Fig. 5b): each tile's owner is
 /// drawn uniformly over the ranks from a seed. The generator is our own counter-based
 /// hash (splitmix64 finaliser of seed, m, n), so every rank and every platform computes
 /// the same owner for the same tile without storing a table.
