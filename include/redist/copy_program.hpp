@@ -94,6 +94,20 @@ inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const Colum
     copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
 }
 
+/// Host: all of copy c; one copy_run when it is one contiguous block on both sides.
+template <class T>
+inline void copy_whole(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members) {
+  if (c.runs == 1 && c.members == 1) {
+    const RowRun& r = runs[c.run_first];
+    if (r.length == c.lds && r.length == c.ldd) {
+      const ColumnMember& m = members[c.member_first];
+      copy_run(c.dst + m.dst + r.dst, c.src + m.src + r.src, r.length * c.col_len, c.streaming);
+      return;
+    }
+  }
+  for (index_t col = 0; col < c.columns(); ++col) copy_column(c, runs, members, col);
+}
+
 }  // namespace detail
 
 /// Runs copies [first, end) of a pool as one launch on `exec` (asynchronous: fence `exec`
@@ -120,11 +134,7 @@ void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRu
     Kokkos::parallel_for(
         "redist::copy_blocks",
         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, first, end),
-        [=](std::size_t k) {
-          const StridedCopy<T>& c = copies[k];
-          for (index_t col = 0; col < c.columns(); ++col)
-            detail::copy_column(c, runs, members, col);
-        });
+        [=](std::size_t k) { detail::copy_whole(copies[k], runs, members); });
   } else {
     using team_policy = Kokkos::TeamPolicy<ExecSpace>;
     using member_type = typename team_policy::member_type;

@@ -136,8 +136,9 @@ class Executor {
     };
     // Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
     // into its target, and into its send buffer, which the peer reads back only after
-    // much more has been packed. Packing streams long runs only: short ones, scattered
-    // through the buffer, measured slower streamed (redist-bench, standard case c).
+    // much more has been packed. Packing streams long runs and contiguous blocks only:
+    // short runs scattered through the buffer measured slower streamed (redist-bench,
+    // standard case c).
     const index_t bytes = static_cast<index_t>(sizeof(T));
     const index_t threshold = options_.streaming_threshold_bytes;
     stream_target_ =
@@ -152,7 +153,9 @@ class Executor {
       index_t shortest = INT64_MAX;
       for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
         shortest = std::min(shortest, send_pool_.runs[static_cast<std::size_t>(r)].length);
-      c.streaming = stream_pack_ && shortest * bytes >= 1024;
+      // A contiguous block (a segment laid flat) streams whatever its column length.
+      const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
+      c.streaming = stream_pack_ && (contiguous || shortest * bytes >= 1024);
     }
     rebase_sends();
     compile_graph();

@@ -38,6 +38,8 @@ struct TileIndex {
     return A == Axis::row ? m : n;
   }
   friend constexpr auto operator<=>(const TileIndex&, const TileIndex&) = default;
+  // Declared too, not only implied by <=>: nvcc emits no implied operator==.
+  friend constexpr bool operator==(const TileIndex&, const TileIndex&) = default;
 };
 
 /// Index of a tile among the tiles one rank stores (ScaLAPACK's local tile index).
@@ -51,6 +53,7 @@ struct LocalTileIndex {
     return A == Axis::row ? m : n;
   }
   friend constexpr auto operator<=>(const LocalTileIndex&, const LocalTileIndex&) = default;
+  friend constexpr bool operator==(const LocalTileIndex&, const LocalTileIndex&) = default;
 };
 
 /// Global element index (i = row, j = column), 64-bit.
@@ -64,6 +67,7 @@ struct ElementIndex {
     return A == Axis::row ? i : j;
   }
   friend constexpr auto operator<=>(const ElementIndex&, const ElementIndex&) = default;
+  friend constexpr bool operator==(const ElementIndex&, const ElementIndex&) = default;
 };
 
 /// Element position relative to the first element of a tile.
@@ -77,6 +81,7 @@ struct TileOffset {
     return A == Axis::row ? i : j;
   }
   friend constexpr auto operator<=>(const TileOffset&, const TileOffset&) = default;
+  friend constexpr bool operator==(const TileOffset&, const TileOffset&) = default;
 };
 
 /// Coordinate in a P x Q process grid.
@@ -86,6 +91,7 @@ struct GridCoord {
   constexpr GridCoord() = default;
   constexpr GridCoord(int p_, int q_) : p(p_), q(q_) {}
   friend constexpr auto operator<=>(const GridCoord&, const GridCoord&) = default;
+  friend constexpr bool operator==(const GridCoord&, const GridCoord&) = default;
 };
 
 /// A 2-D size (rows x cols), of elements or of tiles depending on context.
@@ -100,6 +106,7 @@ struct Extents {
   }
   constexpr index_t size() const { return rows * cols; }
   friend constexpr auto operator<=>(const Extents&, const Extents&) = default;
+  friend constexpr bool operator==(const Extents&, const Extents&) = default;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const TileIndex& t) {
