@@ -105,7 +105,14 @@ inline void copy_whole(const StridedCopy<T>& c, const RowRun* runs, const Column
       return;
     }
   }
-  for (index_t col = 0; col < c.columns(); ++col) copy_column(c, runs, members, col);
+  // Members, then their columns: no division per column (copy_column's k / col_len).
+  for (index_t k = c.member_first; k < c.member_first + c.members; ++k) {
+    const T* s = c.src + members[k].src;
+    T* d = c.dst + members[k].dst;
+    for (index_t j = 0; j < c.col_len; ++j, s += c.lds, d += c.ldd)
+      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+        copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
+  }
 }
 
 }  // namespace detail
