@@ -114,15 +114,17 @@ class Executor {
       recv_pool_ = {};
       recv_rel_.clear();
       recv_range_.clear();
+      // Direct messages: each one's described segments, consumed in order, chunk after
+      // chunk (binding advances the cursor).
+      std::vector<detail::DescribedSide<T>> source;
+      for (const auto& list : described) source.push_back({list.data()});
       for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
         const Chunk& ch = graph_.recv.chunks[c];
         const std::size_t first = recv_pool_.copies.size();
         if (graph_.recv_transport[ch.message] == Transport::direct) {
-          // The message's segments in order, chunk after chunk.
-          const detail::DescribedSide<T> source{described[ch.message].data() + described_at(c)};
           for (std::size_t k = ch.first; k < ch.end; ++k)
-            detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], source, dst_side,
-                               recv_pool_, recv_rel_);
+            detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], source[ch.message],
+                               dst_side, recv_pool_, recv_rel_);
         } else {
           for (std::size_t k = ch.first; k < ch.end; ++k)
             detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], detail::BufferSide{},
@@ -328,21 +330,6 @@ class Executor {
     }
   }
 
-  /// Segments of received chunks before chunk c in its message (where its described
-  /// addresses start).
-  std::size_t described_at(std::size_t c) const {
-    const Chunk& ch = graph_.recv.chunks[c];
-    std::size_t n = 0;
-    for (std::size_t k = graph_.recv.begin[ch.message]; k < c; ++k)
-      for (std::size_t s = graph_.recv.chunks[k].first; s < graph_.recv.chunks[k].end; ++s)
-        n += static_cast<std::size_t>(segments_of(plan_.recv, graph_.recv.slices[s]));
-    return n;
-  }
-  static index_t segments_of(const FamilyList& d, const Slice& s) {
-    index_t rows = 0;
-    for (std::size_t k = s.family; k < s.family_end; ++k) rows += d.families[k].rows.count;
-    return rows * s.col_count;
-  }
   static index_t segments_in(const FamilyList& d, const Message& msg) {
     index_t n = 0;
     for (index_t f = msg.first; f < msg.first + msg.count; ++f)
