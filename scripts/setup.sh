@@ -9,6 +9,8 @@ packages=(
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
   doctest-dev libscalapack-openmpi-dev gnuplot-nox
   libblas-dev liblapack-dev  # Kokkos Kernels' CMake config names libblas.so, liblapack.so
+  gfortran     # Fortran drivers of the ScaLAPACK drop-in library
+  libglpk-dev  # the phase-power linear program (optional component)
 )
 # Extra tools for CI's fuzzing run: scripts/setup.sh --fuzz
 if [ "${1:-}" = "--fuzz" ]; then
