@@ -173,6 +173,8 @@ class Executor {
   const TaskGraph& graph() const { return graph_; }
   const Schedule& schedule() const { return schedule_; }
   const ExecutionOptions& options() const { return options_; }
+  /// Whether an execution started and has not completed.
+  bool running() const { return running_; }
   /// Bytes of message buffers this executor holds (device + host staging). Before
   /// connect(): the largest batch's send buffer plus the largest batch's receive buffer
   /// (at least PlanStats::buffer_elements, more when the two peak in different batches).

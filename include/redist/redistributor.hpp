@@ -75,6 +75,7 @@ class Redistributor {
     // Each rank's input is valid on its own; now all must be the same redistribution,
     // before anything sized or set up from the plans (detail/agreement.hpp).
     detail::agree(comm_, items);
+    layout_items_ = layout_items(items);
     detail::collectively(comm_, [&] {
       executor_ = std::make_unique<Executor<value_type, memory_space>>(std::move(plan), src, dst,
                                                                        comm_, execution);
@@ -103,6 +104,34 @@ class Redistributor {
   /// Completes what start() began.
   void wait() { executor_->wait(); }
 
+  /// Points this plan at other matrices with the same layouts (tilings and
+  /// distributions; storage may differ, e.g. another leading dimension): the plan is
+  /// kept, the copies are bound anew and the transports set up again. Costs a binding,
+  /// not a planning. Collective. Both matrices must outlive the Redistributor.
+  /// @throws (on every rank) invalid_argument naming what differs from the plan's
+  /// layouts, storage_error if src and dst overlap, error if an execution is in progress.
+  /// The Redistributor is unchanged when it throws.
+  void rebind(const Src& src, Dst& dst) {
+    std::unique_ptr<Executor<value_type, memory_space>> next;
+    detail::collectively(comm_, [&] {
+      if (executor_->running())
+        throw error("redist: rebind() called while an execution is in progress");
+      check_matrices(src, dst);
+      const auto now =
+          layout_items(detail::redistribution_items(src, dst, region_, plan_options()));
+      for (std::size_t k = 0; k < now.size(); ++k)
+        if (now[k].value != layout_items_[k].value)
+          throw invalid_argument("redist: rebind(): " + now[k].name +
+                                 " differs from the one the plan was made for");
+      next = std::make_unique<Executor<value_type, memory_space>>(executor_->plan(), src, dst,
+                                                                  comm_, executor_->options());
+    });
+    // The old executor's node windows are freed (collectively over the node) before the
+    // new one creates its own.
+    executor_ = std::move(next);
+    executor_->connect();
+  }
+
   const CompactPlan& plan() const { return executor_->plan(); }
   const TaskGraph& task_graph() const { return executor_->graph(); }
   const Region& region() const { return region_; }
@@ -123,6 +152,16 @@ class Redistributor {
   const ExecutionOptions& execution_options() const { return executor_->options(); }
 
  private:
+  const PlanOptions& plan_options() const { return executor_->plan().options; }
+  /// The items of a redistribution that fix its plan: tilings, region, distributions,
+  /// element type (not the storage: rebind() may point at storage of other extents).
+  static std::vector<AgreementItem> layout_items(const std::vector<AgreementItem>& all) {
+    std::vector<AgreementItem> kept;
+    for (const AgreementItem& it : all)
+      if (it.name.find("storage") == std::string::npos) kept.push_back(it);
+    return kept;
+  }
+
   void check_matrices(const Src& src, Dst& dst) const {
     if (src.rank() != comm_.rank())
       throw invalid_argument(
@@ -142,6 +181,7 @@ class Redistributor {
 
   boost::mpi::communicator comm_;
   Region region_;
+  std::vector<AgreementItem> layout_items_;
   std::unique_ptr<Executor<value_type, memory_space>> executor_;
 };
 
