@@ -13,6 +13,11 @@
 ///
 ///   dst[member[c].dst + j * ldd + run[r].dst + i] = src[member[c].src + j * lds + run[r].src + i]
 ///
+/// A copy that reads its source transposed (Transform, transform.hpp) swaps the source
+/// strides: element (i, j) is src[member[c].src + j + run[r].src + i * lds]. A scaled
+/// copy writes alpha * src (conjugated for conj_transpose) + beta * dst instead of src;
+/// beta = 0 does not read the target.
+///
 /// One segment is the special case of one run and one member. Example, 1 x 1 tiles of a
 /// 4 x 4 matrix from a 1 x 2 to a 2 x 1 grid, rank 0's local part in ScaLAPACK storage:
 /// rows 0, 2 (source local rows 0, 2; target local rows 0, 1) are two runs of length 1,
@@ -31,6 +36,7 @@
 
 #include <redist/copy_kernel.hpp>
 #include <redist/index.hpp>
+#include <redist/transform.hpp>
 
 namespace redist {
 
@@ -54,8 +60,35 @@ struct StridedCopy {
   index_t member_first = 0, members = 0;
   index_t col_len = 0;  ///< columns per member
   bool streaming = false;
+  bool transposed = false;  ///< source read transposed (see the file comment)
+  bool scaled = false;      ///< alpha * src + beta * dst instead of src
+  bool conj = false;        ///< conjugate the source (scaled copies)
+  T alpha = T(1), beta = T(0);
 
-  index_t columns() const { return members * col_len; }
+  KOKKOS_INLINE_FUNCTION index_t columns() const { return members * col_len; }
+  /// Source element steps along a run and from one column of a member to the next.
+  KOKKOS_INLINE_FUNCTION index_t src_row_step() const { return transposed ? lds : 1; }
+  KOKKOS_INLINE_FUNCTION index_t src_col_step() const { return transposed ? 1 : lds; }
+  /// Whether the copy is a plain memory copy of runs.
+  KOKKOS_INLINE_FUNCTION bool plain() const { return !transposed && !scaled; }
+  /// Writes one element: v, or alpha * op(v) + beta * d.
+  KOKKOS_INLINE_FUNCTION void put(T& d, const T& v) const {
+    if (!scaled) {
+      d = v;
+      return;
+    }
+    T x = v;
+    if constexpr (detail::is_complex<T>::value)
+      if (conj) x = T(v.real(), -v.imag());
+    d = beta == T(0) ? T(alpha * x) : T(alpha * x + beta * d);
+  }
+  /// Applies `t` to this copy: alpha, beta and the conjugation (target writes only).
+  void scale_by(const Transform<T>& t) {
+    scaled = t.scales();
+    conj = t.op == Op::conj_transpose;
+    alpha = t.alpha;
+    beta = t.beta;
+  }
 };
 
 /// Runs, members and copies of one direction (pack, unpack, local), host side; a device
@@ -82,22 +115,56 @@ inline void copy_run(T* dst, const T* src, index_t n, bool streaming) {
   }
 }
 
+/// Host: one column of copy c whose first source / target elements are s / d.
+template <class T>
+inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d) {
+  if (c.plain()) {
+    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+      copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
+    return;
+  }
+  const index_t step = c.src_row_step();
+  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+    const T* sr = s + runs[r].src;
+    T* dr = d + runs[r].dst;
+    for (index_t i = 0; i < runs[r].length; ++i) c.put(dr[i], sr[i * step]);
+  }
+}
+
 /// Host: column k (of c.columns()) of copy c.
 template <class T>
 inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members,
                         index_t k) {
   const ColumnMember& m = members[c.member_first + k / c.col_len];
   const index_t j = k % c.col_len;
-  const T* s = c.src + m.src + j * c.lds;
-  T* d = c.dst + m.dst + j * c.ldd;
-  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-    copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
+  copy_one_column(c, runs, c.src + m.src + j * c.src_col_step(), c.dst + m.dst + j * c.ldd);
+}
+
+/// Host: one member of a transposed copy, in blocks of 8 columns: each source row of a
+/// block is 8 adjacent elements, read once, written to 8 target columns.
+template <class T>
+inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d) {
+  constexpr index_t block = 8;
+  for (index_t j0 = 0; j0 < c.col_len; j0 += block) {
+    const index_t jn = c.col_len - j0 < block ? c.col_len - j0 : block;
+    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+      const T* sr = s + j0 + runs[r].src;
+      T* dr = d + j0 * c.ldd + runs[r].dst;
+      for (index_t i = 0; i < runs[r].length; ++i)
+        for (index_t j = 0; j < jn; ++j) c.put(dr[j * c.ldd + i], sr[i * c.lds + j]);
+    }
+  }
 }
 
 /// Host: all of copy c; one copy_run when it is one contiguous block on both sides.
 template <class T>
 inline void copy_whole(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members) {
-  if (c.runs == 1 && c.members == 1) {
+  if (c.transposed) {
+    for (index_t k = c.member_first; k < c.member_first + c.members; ++k)
+      copy_transposed_member(c, runs, c.src + members[k].src, c.dst + members[k].dst);
+    return;
+  }
+  if (c.runs == 1 && c.members == 1 && c.plain()) {
     const RowRun& r = runs[c.run_first];
     if (r.length == c.lds && r.length == c.ldd) {
       const ColumnMember& m = members[c.member_first];
@@ -109,9 +176,7 @@ inline void copy_whole(const StridedCopy<T>& c, const RowRun* runs, const Column
   for (index_t k = c.member_first; k < c.member_first + c.members; ++k) {
     const T* s = c.src + members[k].src;
     T* d = c.dst + members[k].dst;
-    for (index_t j = 0; j < c.col_len; ++j, s += c.lds, d += c.ldd)
-      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-        copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
+    for (index_t j = 0; j < c.col_len; ++j, s += c.lds, d += c.ldd) copy_one_column(c, runs, s, d);
   }
 }
 
@@ -152,10 +217,12 @@ void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRu
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.columns()), [&](index_t col) {
             const ColumnMember m = members[c.member_first + col / c.col_len];
             const index_t j = col % c.col_len;
+            const index_t si = c.src_row_step(), sj = c.src_col_step();
             for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
               const RowRun run = runs[r];
               Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, run.length), [&](index_t i) {
-                c.dst[m.dst + j * c.ldd + run.dst + i] = c.src[m.src + j * c.lds + run.src + i];
+                c.put(c.dst[m.dst + j * c.ldd + run.dst + i],
+                      c.src[m.src + j * sj + run.src + i * si]);
               });
             }
           });

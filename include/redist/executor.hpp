@@ -83,11 +83,13 @@ class Executor {
 
  public:
   /// Binds `plan` to the local tiles of src and dst. Both matrices must outlive the
-  /// executor; their storage must not move. @pre `options` agreed by every rank.
+  /// executor; their storage must not move. With a transposing `transform` the plan is
+  /// one from the transposed view of src's layout (transform.hpp). @pre `options` and
+  /// `transform` agreed by every rank.
   template <class SrcMatrix, class DstMatrix>
   Executor(CompactPlan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
-           ExecutionOptions options = {})
-      : plan_(std::move(plan)), comm_(std::move(comm)), options_(options) {
+           ExecutionOptions options = {}, Transform<T> transform = {})
+      : plan_(std::move(plan)), comm_(std::move(comm)), options_(options), transform_(transform) {
     options_.validate();
     index_t send_max = 0, recv_max = 0;
     for (index_t e : plan_.send.batch_elements) send_max = std::max(send_max, e);
@@ -100,7 +102,7 @@ class Executor {
     recv_host_ = Kokkos::create_mirror_view(recv_buf_);
     graph_ = make_task_graph(plan_, chunk_elements());
 
-    const detail::MatrixSide<T, SrcMatrix> src_side(src, true);
+    const detail::MatrixSide<T, SrcMatrix> src_side(src, true, transform_.transposes());
     const detail::MatrixSide<T, DstMatrix> dst_side(dst, false);
     // Messages between two tile-stored sides are laid flat (detail/bind_copies.hpp).
     constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
@@ -109,6 +111,7 @@ class Executor {
          send_range_, flat);
     std::vector<index_t> no_rel;
     bind(plan_.local, graph_.local, src_side, dst_side, local_pool_, no_rel, local_range_);
+    for (auto& c : local_pool_.copies) c.scale_by(transform_);
     // Receives are bound at connect(), once it is known which are read in place.
     bind_receives_ = [this, dst_side, flat](const std::vector<std::vector<Address>>& described) {
       recv_pool_ = {};
@@ -117,7 +120,7 @@ class Executor {
       // Direct messages: each one's described segments, consumed in order, chunk after
       // chunk (binding advances the cursor).
       std::vector<detail::DescribedSide<T>> source;
-      for (const auto& list : described) source.push_back({list.data()});
+      for (const auto& list : described) source.push_back({list.data(), transform_.transposes()});
       for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
         const Chunk& ch = graph_.recv.chunks[c];
         const std::size_t first = recv_pool_.copies.size();
@@ -132,6 +135,7 @@ class Executor {
         }
         recv_range_.emplace_back(first, recv_pool_.copies.size());
       }
+      for (auto& c : recv_pool_.copies) c.scale_by(transform_);
     };
     segment_source_ = [src_side](const Piece& r, const Piece& c) -> Address {
       return src_side.at(r, c);
@@ -173,6 +177,7 @@ class Executor {
   const TaskGraph& graph() const { return graph_; }
   const Schedule& schedule() const { return schedule_; }
   const ExecutionOptions& options() const { return options_; }
+  const Transform<T>& transform() const { return transform_; }
   /// Whether an execution started and has not completed.
   bool running() const { return running_; }
   /// Bytes of message buffers this executor holds (device + host staging). Before
@@ -533,6 +538,7 @@ class Executor {
   CompactPlan plan_;
   boost::mpi::communicator comm_;
   ExecutionOptions options_;
+  Transform<T> transform_;
   TaskGraph graph_;
   Schedule schedule_;
   execution_space exec_{};

@@ -24,6 +24,7 @@
 #include <redist/plan/compact_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/task_graph.hpp>
+#include <redist/transform.hpp>
 
 namespace redist {
 
@@ -59,15 +60,30 @@ class Redistributor {
   /// layouts, storage kinds, regions, element types or options.
   Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm, Region region,
                 PlanOptions options = {}, ExecutionOptions execution = {})
+      : Redistributor(src, dst, comm, region, Transform<value_type>{}, options, execution) {}
+
+  /// Plans region <- alpha * op(region of src) + beta * region of dst (transform.hpp):
+  /// `region.extent` is the source's R x C; with op = transpose or conj_transpose the
+  /// target rectangle at region.dst_origin is C x R. Collective; throws as above, and
+  /// region_error naming the field when the transposed rectangle does not fit the target.
+  Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm, Region region,
+                Transform<value_type> transform, PlanOptions options = {},
+                ExecutionOptions execution = {})
       : comm_(comm, boost::mpi::comm_duplicate), region_(region) {
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
     CompactPlan plan;
     std::vector<AgreementItem> items;
     detail::collectively(comm_, [&] {
       check_matrices(src, dst);
-      plan = make_compact_plan(src.layout(), dst.layout(), region_, comm_.rank(), comm_.size(),
-                               options);
-      items = detail::redistribution_items(src, dst, region_, options);
+      validate_region(region_, src.layout().shape(), dst.layout().shape(), transform.op);
+      plan = transform.transposes()
+                 ? make_compact_plan(transposed(src.layout()), dst.layout(), transposed(region_),
+                                     comm_.rank(), comm_.size(), options)
+                 : make_compact_plan(src.layout(), dst.layout(), region_, comm_.rank(),
+                                     comm_.size(), options);
+      items = detail::redistribution_items(src, dst, region_, options,
+                                           target_extent(region_, transform.op));
+      for (auto& item : detail::transform_items(transform)) items.push_back(std::move(item));
       // The environment is read once, here, and agreed like everything else.
       execution = execution.with_environment();
       for (auto& item : detail::execution_items(execution)) items.push_back(std::move(item));
@@ -78,7 +94,7 @@ class Redistributor {
     layout_items_ = layout_items(items);
     detail::collectively(comm_, [&] {
       executor_ = std::make_unique<Executor<value_type, memory_space>>(std::move(plan), src, dst,
-                                                                       comm_, execution);
+                                                                       comm_, execution, transform);
     });
     // Only once every rank has planned without error: the transport set-up is collective.
     executor_->connect();
@@ -117,14 +133,14 @@ class Redistributor {
       if (executor_->running())
         throw error("redist: rebind() called while an execution is in progress");
       check_matrices(src, dst);
-      const auto now =
-          layout_items(detail::redistribution_items(src, dst, region_, plan_options()));
+      const auto now = layout_items(detail::redistribution_items(
+          src, dst, region_, plan_options(), target_extent(region_, transform().op)));
       for (std::size_t k = 0; k < now.size(); ++k)
         if (now[k].value != layout_items_[k].value)
           throw invalid_argument("redist: rebind(): " + now[k].name +
                                  " differs from the one the plan was made for");
-      next = std::make_unique<Executor<value_type, memory_space>>(executor_->plan(), src, dst,
-                                                                  comm_, executor_->options());
+      next = std::make_unique<Executor<value_type, memory_space>>(
+          executor_->plan(), src, dst, comm_, executor_->options(), transform());
     });
     // The old executor's node windows are freed (collectively over the node) before the
     // new one creates its own.
@@ -135,6 +151,8 @@ class Redistributor {
   const CompactPlan& plan() const { return executor_->plan(); }
   const TaskGraph& task_graph() const { return executor_->graph(); }
   const Region& region() const { return region_; }
+  /// What the target receives: alpha * op(source) + beta * target.
+  const Transform<value_type>& transform() const { return executor_->transform(); }
   const boost::mpi::communicator& communicator() const { return comm_; }
   /// Bytes of message buffers held between executions (exact: the transport is set up).
   index_t buffer_bytes() const { return executor_->buffer_bytes(); }

@@ -135,7 +135,8 @@ inline void agree(const boost::mpi::communicator& comm, const std::vector<Agreem
   throw agreement_error(msg);
 }
 
-/// What the ranks of a Redistributor between matrices `src` and `dst` must agree on:
+/// What the ranks of a Redistributor between matrices `src` and `dst` must agree on
+/// (`dst_extent`: the target rectangle's, region.extent or, transposed, its swap):
 /// source and target tiling, the region, source and target distribution (on the tiles the
 /// region touches) and storage kind, the element size and type, and every PlanOptions
 /// field a caller sets. The region first: when it differs, a distribution without a hook
@@ -144,12 +145,13 @@ inline void agree(const boost::mpi::communicator& comm, const std::vector<Agreem
 /// (O(tiles) for an OwnerTable). @pre the region is valid for both (validate_region).
 template <class Src, class Dst>
 std::vector<AgreementItem> redistribution_items(const Src& src, const Dst& dst,
-                                                const Region& region, const PlanOptions& options) {
+                                                const Region& region, const PlanOptions& options,
+                                                Extents dst_extent) {
   using T = typename Src::value_type;
   const auto& s = src.layout();
   const auto& d = dst.layout();
   const TileBox src_box = touched_tiles(s.shape(), region.src_origin, region.extent);
-  const TileBox dst_box = touched_tiles(d.shape(), region.dst_origin, region.extent);
+  const TileBox dst_box = touched_tiles(d.shape(), region.dst_origin, dst_extent);
   return {
       {"the source tiling", tiling_fingerprint(s.shape())},
       {"the target tiling", tiling_fingerprint(d.shape())},
@@ -164,6 +166,12 @@ std::vector<AgreementItem> redistribution_items(const Src& src, const Dst& dst,
       value_item("PlanOptions::max_buffer_bytes", options.max_buffer_bytes),
       value_item("PlanOptions::max_message_bytes", options.max_message_bytes),
   };
+}
+
+template <class Src, class Dst>
+std::vector<AgreementItem> redistribution_items(const Src& src, const Dst& dst,
+                                                const Region& region, const PlanOptions& options) {
+  return redistribution_items(src, dst, region, options, region.extent);
 }
 
 }  // namespace redist::detail

@@ -26,11 +26,13 @@
 namespace redist::detail {
 
 /// One side of a copy: a matrix's tiles (as the source or as the target of the pieces),
-/// or a message buffer.
+/// or a message buffer. A transposed source (transform.hpp) is addressed by pieces of
+/// op(A): a row piece is a piece of A's columns, a column piece one of A's rows.
 template <class T, class Matrix>
 class MatrixSide {
  public:
-  MatrixSide(const Matrix& m, bool source) : matrix_(&m), source_(source) {
+  MatrixSide(const Matrix& m, bool source, bool transposed = false)
+      : matrix_(&m), source_(source), transposed_(transposed) {
     // Separable only when the placement type says so (stores_local_matrix): the message
     // layout depends on it, and every rank must derive the same one from the types.
     if constexpr (stores_local_matrix<typename Matrix::placement_type>)
@@ -39,17 +41,20 @@ class MatrixSide {
       base_ = m.allocations()[static_cast<std::size_t>(local_->allocation)].data();
   }
   bool separable() const { return local_ != nullptr; }
-  /// Separable sides: base, row part of row piece p, column part of column piece p, ld.
+  bool transposed() const { return transposed_; }
+  /// Separable sides: base, row part of row piece p, column part of column piece p, ld,
+  /// and the step from one element of a run to the next.
   T* base() const { return base_; }
-  index_t row(const Piece& p) const {
-    return local_->row_offset[static_cast<std::size_t>(tile(p))] + offset(p);
-  }
-  index_t col(const Piece& p) const {
-    return (local_->col_offset[static_cast<std::size_t>(tile(p))] + offset(p)) * local_->ld;
-  }
+  index_t row(const Piece& p) const { return transposed_ ? local_col(p) : local_row(p); }
+  index_t col(const Piece& p) const { return transposed_ ? local_row(p) : local_col(p); }
   index_t ld() const { return local_->ld; }
+  index_t run_step() const { return transposed_ ? local_->ld : 1; }
   /// Any side: the address of the segment (row piece r x column piece c) and its ld.
   std::pair<T*, index_t> at(const Piece& r, const Piece& c) const {
+    if (transposed_) {
+      const auto ref = matrix_->tile_ref(TileIndex{tile(c), tile(r)});
+      return {ref.data + offset(c) + offset(r) * ref.ld, ref.ld};
+    }
     const auto ref = matrix_->tile_ref(TileIndex{tile(r), tile(c)});
     return {ref.data + offset(r) + offset(c) * ref.ld, ref.ld};
   }
@@ -57,9 +62,16 @@ class MatrixSide {
  private:
   index_t tile(const Piece& p) const { return source_ ? p.src_tile : p.dst_tile; }
   index_t offset(const Piece& p) const { return source_ ? p.src_offset : p.dst_offset; }
+  index_t local_row(const Piece& p) const {
+    return local_->row_offset[static_cast<std::size_t>(tile(p))] + offset(p);
+  }
+  index_t local_col(const Piece& p) const {
+    return (local_->col_offset[static_cast<std::size_t>(tile(p))] + offset(p)) * local_->ld;
+  }
 
   const Matrix* matrix_;
   bool source_;
+  bool transposed_;
   const LocalMatrix* local_ = nullptr;
   T* base_ = nullptr;
 };
@@ -73,6 +85,7 @@ struct BufferSide {};
 template <class T>
 struct DescribedSide {
   mutable const std::pair<const T*, index_t>* next;  ///< advanced as segments are bound
+  bool transposed = false;                           ///< the sender's source is op(A)'s
 };
 
 template <class S>
@@ -125,6 +138,14 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
     else
       return false;
   };
+  const auto transposed = [](const auto& side) {
+    if constexpr (requires { side.transposed(); })
+      return side.transposed();
+    else if constexpr (requires { side.transposed; })
+      return side.transposed;
+    else
+      return false;
+  };
   const std::size_t before = pool.copies.size();
   if constexpr (!described) {
     if (separable(src) && separable(dst)) {
@@ -134,6 +155,9 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
       c.run_first = static_cast<index_t>(pool.runs.size());
       c.member_first = static_cast<index_t>(pool.members.size());
       c.col_len = lc;
+      c.transposed = transposed(src);
+      index_t src_step = 1;
+      if constexpr (!src_buffer) src_step = src.run_step();
       const auto row_of = [&](const auto& side, index_t row, const Piece& p) {
         if constexpr (std::is_same_v<std::decay_t<decltype(side)>, BufferSide>)
           return row;
@@ -157,7 +181,8 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
           RowRun* last = pool.runs.size() > static_cast<std::size_t>(c.run_first)
                              ? &pool.runs.back()
                              : nullptr;
-          if (last && last->src + last->length == run.src && last->dst + last->length == run.dst)
+          if (last && last->src + last->length * src_step == run.src &&
+              last->dst + last->length == run.dst)
             last->length += run.length;  // continues the previous run on both sides
           else
             pool.runs.push_back(run);
@@ -202,6 +227,7 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
     c.member_first = member_first;
     c.members = 1;
     c.col_len = lc;
+    c.transposed = transposed(src);
     const index_t buffer_at = flat ? flat_at : s.offset + row + b * lc * ldb;
     const index_t buffer_ld = flat ? r.length : ldb;
     flat_at += r.length * lc;

@@ -105,7 +105,10 @@ std::vector<std::shared_ptr<detail::NodeWindow>> Executor<T, MemorySpace>::find_
             [&](index_t, index_t, const Piece& r, const Piece& col) {
               if (!direct) return;
               const Address a = segment_source_(r, col);
-              const index_t span = (r.length - 1) + (col.length - 1) * a.second + 1;
+              // op(A)'s rows are A's columns when the source is read transposed.
+              const index_t span = transform_.transposes()
+                                       ? (r.length - 1) * a.second + (col.length - 1) + 1
+                                       : (r.length - 1) + (col.length - 1) * a.second + 1;
               const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(T);
               if (!w || !w->owns(a.first, bytes)) {
                 w = detail::NodeWindow::find(a.first, bytes);
