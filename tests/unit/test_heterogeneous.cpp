@@ -369,3 +369,11 @@ TEST_CASE("Heterogeneous: fingerprints follow the parameters") {
   const Heterogeneous1D r(Axis::row, {1, 2}, {5, 5}), c(Axis::col, {1, 2}, {5, 5});
   CHECK(r.fingerprint() != c.fingerprint());
 }
+
+TEST_CASE("apportion: largest remainders, floor or ceiling of each share") {
+  CHECK(apportion(1275, {0.05, 0.05, 0.44, 0.46}) == std::vector<index_t>{64, 64, 561, 586});
+  CHECK(apportion(10, {1, 1, 1}) == std::vector<index_t>{4, 3, 3});
+  CHECK(apportion(0, {1, 2}) == std::vector<index_t>{0, 0});
+  CHECK(contains(message_of<distribution_error>([] { apportion(5, {1, -1}); }), "shares[1] = -1"));
+  CHECK(contains(message_of<distribution_error>([] { apportion(-5, {1, 1}); }), "total = -5"));
+}

@@ -176,6 +176,17 @@ constexpr void smooth_sequence(const std::vector<double>& weights, index_t lengt
 
 }  // namespace detail
 
+/// Integer counts summing to `total`, in proportion to `shares` (largest remainders, ties
+/// to the lower index): each count is the floor or the ceiling of total * share / sum.
+/// Example: apportion(1275, {0.05, 0.05, 0.44, 0.46}) == {64, 64, 561, 586}.
+/// @throws distribution_error if a share is negative or not finite, or all are zero.
+constexpr std::vector<index_t> apportion(index_t total, const std::vector<double>& shares) {
+  detail::check_powers(shares, "shares");
+  if (total < 0)
+    throw distribution_error(detail::describe("total must be non-negative", "total", total));
+  return detail::quota(total, shares);
+}
+
 /// One axis of a heterogeneous distribution: `length` positions dealt to parts
 /// 0..powers.size()-1 by the smooth rule, optionally constrained at the end.
 /// Example: PowerSequence({3, 1}, 8).owner(3) == 1, count(1) == 2.
