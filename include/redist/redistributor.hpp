@@ -22,6 +22,7 @@
 #include <redist/executor.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform.hpp>
@@ -78,9 +79,9 @@ class Redistributor {
       validate_region(region_, src.layout().shape(), dst.layout().shape(), transform.op);
       plan = transform.transposes()
                  ? make_compact_plan(transposed(src.layout()), dst.layout(), transposed(region_),
-                                     comm_.rank(), comm_.size(), options)
+                                     comm_.rank(), comm_.size(), options, transform.triangle)
                  : make_compact_plan(src.layout(), dst.layout(), region_, comm_.rank(),
-                                     comm_.size(), options);
+                                     comm_.size(), options, transform.triangle);
       items = detail::redistribution_items(src, dst, region_, options,
                                            target_extent(region_, transform.op));
       for (auto& item : detail::transform_items(transform)) items.push_back(std::move(item));

@@ -31,6 +31,7 @@
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shape.hpp>
+#include <redist/triangle.hpp>
 
 namespace redist {
 
@@ -38,12 +39,15 @@ namespace redist {
 /// transpose (the conjugation is the identity for real and integer types).
 enum class Op : std::uint8_t { none, transpose, conj_transpose };
 
-/// target = alpha * op(source) + beta * target, in the region. The default is a copy.
+/// target = alpha * op(source) + beta * target, in the region (or its triangle). The
+/// default is a copy.
 template <class T>
 struct Transform {
   Op op = Op::none;
   T alpha = T(1);
   T beta = T(0);
+  /// The part of the target rectangle written (triangle.hpp); the rest is untouched.
+  Triangle triangle{};
 
   bool transposes() const { return op != Op::none; }
   /// Whether the target copies compute anything beyond a plain copy.
@@ -171,7 +175,9 @@ template <class T>
 std::vector<AgreementItem> transform_items(const Transform<T>& t) {
   return {value_item("Transform::op", static_cast<index_t>(t.op)),
           {"Transform::alpha", bytes_fingerprint(t.alpha)},
-          {"Transform::beta", bytes_fingerprint(t.beta)}};
+          {"Transform::beta", bytes_fingerprint(t.beta)},
+          value_item("Transform::triangle.uplo", static_cast<index_t>(t.triangle.uplo)),
+          value_item("Transform::triangle.diag", static_cast<index_t>(t.triangle.diag))};
 }
 
 }  // namespace detail

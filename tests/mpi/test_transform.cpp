@@ -1,8 +1,8 @@
-// Transform while moving (transform.hpp) at 1-4 ranks: target region = alpha * op(source
-// region) + beta * target, against a naive reference, for every element type (conjugate
-// transpose on complex), random block-cyclic layouts with uniform or irregular tiles,
-// tile or ScaLAPACK storage, displaced regions, the node window on and off. Every target
-// element is checked (outside the region: its initial value), and the source is unchanged.
+// Transform while moving (transform.hpp) at 1-4 ranks: target region (or its triangle,
+// triangle.hpp) = alpha * op(source region) + beta * target, against a naive reference, for every
+// element type (conjugate transpose on complex), random block-cyclic layouts with uniform or
+// irregular tiles, tile or ScaLAPACK storage, displaced regions, the node window on and off. Every
+// target element is checked (outside the region: its initial value), and the source is unchanged.
 #include <algorithm>
 #include <complex>
 #include <random>
@@ -37,6 +37,7 @@ T expected_at(const Region& r, const Transform<T>& t, ElementIndex e) {
   const Extents ext = target_extent(r, t.op);
   const index_t a = e.i - r.dst_origin.i, b = e.j - r.dst_origin.j;
   if (a < 0 || b < 0 || a >= ext.rows || b >= ext.cols) return initial_at<T>(e);
+  if (!t.triangle.keeps(a, b)) return initial_at<T>(e);
   const ElementIndex s = t.op == Op::none ? ElementIndex{r.src_origin.i + a, r.src_origin.j + b}
                                           : ElementIndex{r.src_origin.i + b, r.src_origin.j + a};
   T x = value_at<T>(s);
@@ -143,6 +144,12 @@ void check_random_transforms(const boost::mpi::communicator& comm, unsigned seed
     Transform<T> t{op, T(1), T(0)};
     if (k % 3 == 1) t = {op, T(2), T(0)};
     if (k % 3 == 2) t = {op, T(-1), T(3)};
+    // Every other case a triangle (trapezoid when not square), both diagonals.
+    if (k % 2 == 1)
+      t.triangle =
+          Triangle{k % 4 == 1 ? Uplo::lower : Uplo::upper, k % 8 < 4 ? Diag::non_unit : Diag::unit};
+    CAPTURE(static_cast<int>(t.triangle.uplo));
+    CAPTURE(static_cast<int>(t.triangle.diag));
     CAPTURE(k);
     CAPTURE(static_cast<int>(op));
     CAPTURE(c.region.extent.rows);
