@@ -15,6 +15,7 @@
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>
+#include <redist/placements/multi_device.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
@@ -143,6 +144,23 @@ TEST_CASE("TilePerAllocation and PackedTiles: one slot per owned tile, no overla
     CHECK(TilePerAllocation<>{}.map(l, 0).allocation_sizes().empty());
     CHECK(PackedTiles<>{}.map(l, 2).element_count() == 0);
     check_placement(l, PackedTiles<>{}, true);
+  }
+}
+
+TEST_CASE("MultiDevice: every rule gives each owned tile one slot, no overlap") {
+  const Tiling uniform{UniformAxis<>(23, 5), UniformAxis<4>(18)};
+  const Tiling irregular{IrregularAxis{0, 1, 7, 8, 20}, IrregularAxis{0, 3, 11, 12}};
+  const std::vector<MultiDevice<>> rules{
+      MultiDevice<>::row_cyclic(3),
+      MultiDevice<>::two_level(2, 3, 2, 2),
+      MultiDevice<>::random(4, 7),
+      MultiDevice<>::load_based(3, 0.0),
+      MultiDevice<>::load_based(3, 0.5),
+      MultiDevice<>::load_based(2, 1.0),
+      MultiDevice<>::user(2, [](TileIndex t, int) { return static_cast<int>((t.m + t.n) % 2); })};
+  for (const auto& rule : rules) {
+    check_placement(Layout(uniform, BlockCyclic(2, 3, 1, 2, {1, 0})), rule, true);
+    check_placement(Layout(irregular, RandomDistribution(3, 2024)), rule, true);
   }
 }
 
