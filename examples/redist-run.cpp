@@ -41,6 +41,7 @@
 #include <redist/detail/collectively.hpp>
 #include <redist/redist.hpp>
 #include <redist/task_graph_graphviz.hpp>
+#include <redist/tools/layout_report.hpp>
 #include <redist/tools/layout_spec.hpp>
 
 #include <sys/stat.h>
@@ -177,6 +178,7 @@ Options parse(int argc, char** argv, int comm_size) {
   }
   if (!have_src) throw UsageError{"--src", "missing (required)"};
   if (!have_dst) throw UsageError{"--dst", "missing (required)"};
+  o.dst = with_source(o.dst, o.src);  // a synth target is built from --src (Algorithm 2)
   if (o.relabel && o.dst.storage == StorageKind::scalapack)
     throw UsageError{"--relabel",
                      "needs tile storage on --dst (a relabeled grid is no "
@@ -371,6 +373,7 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
               static_cast<long long>(B.layout().tiles().rows),
               static_cast<long long>(B.layout().tiles().cols), B.layout().ranks());
   std::printf("  region  %s\n", to_string(region).c_str());
+  print_layout_report(stdout, layout_report(A.layout(), B.layout(), region, np));
   if constexpr (requires { B.layout().distribution().rank_of_role(); }) {
     if (o.relabel) {
       std::printf("  relabel target role -> rank:");
@@ -479,8 +482,8 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
     if (o.relabel) perm = best_relabeling(transfer_volumes(A.layout(), base, *o.region, np), np);
     const RelabeledLayout relabeled{base.shape(),
                                     Relabeled<SpecDistribution>(base.distribution(), perm)};
-    std::optional<TiledMatrix<T, RelabeledLayout, PackedTiles<>>> B;
-    build(B, relabeled, PackedTiles<>{}, me);
+    std::optional<TiledMatrix<T, RelabeledLayout, SpecPlacement>> B;
+    build(B, relabeled, make_placement(o.dst), me);
     return run<T>(o, comm, A, *B);
   };
   if (o.src.storage == StorageKind::scalapack) {
@@ -488,8 +491,8 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
     build(A, make_block_cyclic_layout(o.src, "--src"), ScalapackColumnMajor<>{}, me);
     return with_dst(*A);
   }
-  std::optional<TiledMatrix<T, TileMatrixLayout, PackedTiles<>>> A;
-  build(A, make_layout(o.src, np), PackedTiles<>{}, me);
+  std::optional<TiledMatrix<T, TileMatrixLayout, SpecPlacement>> A;
+  build(A, make_layout(o.src, np), make_placement(o.src), me);
   return with_dst(*A);
 }
 

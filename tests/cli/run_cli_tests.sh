@@ -149,6 +149,44 @@ for np in 3; do
   expect_usage $np --relabel --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1/scalapack --relabel
 done
 
+# --- heterogeneous layouts, Algorithm 2 targets, two-level placement (issue 13) --------------
+# expect_line PATTERN: the last run's stdout has a line matching the grep -E PATTERN.
+expect_line() {
+  grep -qE -- "$1" "$work/out.$((count - 1))" || {
+    fail "no line matching '$1' in the output of run $((count - 1))"
+    sed 's/^/    /' "$work/out.$((count - 1))" >&2
+  }
+}
+expect_ok 4 --src 1000x1000/50x50/hetero:2x2:1,1,5,5 --dst 1000x1000/50x50/synth:100,100,100,100
+expect_line "^  tiles    per rank: src 30 30 170 170, dst 100 100 100 100$"
+expect_line "^  moved    140 of 400 tiles change owner \(lower bound 140\)$"
+expect_ok 4 --src 400x400/20x20/hetero:2x2:0.5,1,2,4 --dst 400x400/20x20/synth:100,100,100,100 \
+  --region '200x180@40,20->40,20' --type cdouble --batch 2
+expect_line "^  moved    ([0-9]+) of 90 tiles change owner \\(lower bound \\1\\)$"
+expect_ok 3 --src 300x200/20x20/hetero1d:cols:1,2,3 --dst 300x200/25x25/bc2:1x3:2x2 --type float
+expect_line "^  tiles    per rank: src 30 45 75, dst 36 36 24$"
+expect_ok 2 --src 120x120/10x10/bc2:1x2:3 --dst 120x120/10x10/synth:30,48:lower --relabel --type int
+expect_ok 1 --src 64x64/8x8/hetero1d:rows:2 --dst 64x64/8x8/synth:64
+for np in 3; do
+  expect_usage $np --src --src 10x10/2x2/hetero:1x3:1,-2,3 --dst 10x10/2x2/bc:1x1
+  grep -q "power w1 must be non-negative, got '-2'" "$err" || fail "negative power: message"
+  expect_usage $np --src --src 10x10/2x2/hetero:2x2:1,2,3 --dst 10x10/2x2/bc:1x1
+  grep -q "expected 4 powers (one per rank of the 2x2 grid), got 3" "$err" || fail "power count"
+  expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/hetero1d:rows:0,0
+  expect_usage $np --dst --src 10x10/2x2/bc:1x3 --dst 10x10/2x2/synth:5,5,5
+  grep -q "tile counts sum to 15 but the tile grid has 25 tiles: 'synth:5,5,5'" "$err" ||
+    fail "count sum: message"
+  expect_usage $np --dst --src 10x10/2x2/bc:1x3 --dst 10x10/2x2/synth:20,5
+  grep -q "expected at least 3 tile counts (one per rank of the source), got 2" "$err" ||
+    fail "count number: message"
+  expect_usage $np --dst --src 10x10/2x2/bc:1x3 --dst 10x10/2x2/synth:10,-5,20
+  expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/synth:5,5,5,5,5
+  expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst 12x10/2x2/synth:30
+  expect_usage $np --src --src 10x10/2x2/synth:25 --dst 10x10/2x2/bc:1x1
+  expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc2:1x1:0
+  expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc2:1x1:2/scalapack
+done
+
 # --- every rank exits 2, promptly (issue 10) --------------------------------------------------
 # Each rank runs through a wrapper that records its own exit status in $work/rc/<rank> and
 # exits 0 itself, so mpiexec never kills the other ranks first: a rank that hangs shows up

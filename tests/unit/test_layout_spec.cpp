@@ -1,7 +1,9 @@
 // redist-run's layout and region specs: good inputs parse to the right layouts, bad inputs
 // throw redist::parse_error naming the argument and the offending text.
 #include <string>
+#include <vector>
 
+#include <redist/tools/layout_report.hpp>
 #include <redist/tools/layout_spec.hpp>
 
 #include <doctest/doctest.h>
@@ -192,4 +194,149 @@ TEST_CASE("escape_nonprintable: raw bytes and control characters as \\xHH, UTF-8
   CHECK(msg ==
         "redist: --src: expected a non-negative integer for process grid columns Q, got "
         "'\\xFF' (in '10x10/2x2/bc:1x\\xFF')");
+}
+
+TEST_CASE("layout spec: heterogeneous, synthesized and two-level (issue 13)") {
+  const LayoutSpec h = parse_layout("100x80/10x10/hetero:2x2:1,1.5,0,4", "--src");
+  CHECK(h.distribution.kind == DistributionKind::heterogeneous);
+  CHECK(h.distribution.powers == std::vector<double>{1, 1.5, 0, 4});
+  CHECK(h.ranks(8) == 4);
+  CHECK(to_string(h) == "100x80/10x10/hetero:2x2:1,1.5,0,4/tile");
+  const auto hl = make_layout(h, 4);
+  const HeterogeneousGrid want(2, 2, {1, 1.5, 0, 4}, {10, 8});
+  for (index_t m = 0; m < 10; ++m)
+    for (index_t n = 0; n < 8; ++n) CHECK(hl.owner({m, n}) == want.owner({m, n}));
+
+  const LayoutSpec r = parse_layout("100x80/10x10/hetero1d:cols:3,1,1");
+  CHECK(r.distribution.axis == Axis::col);
+  CHECK(r.ranks(8) == 3);
+  CHECK(make_layout(r, 3).owner({4, 7}) ==
+        Heterogeneous1D(Axis::col, {3, 1, 1}, {10, 8}).owner({4, 7}));
+
+  // synth: Algorithm 2 from the source, on its tiling.
+  const LayoutSpec s = with_source(parse_layout("100x80/10x10/synth:20,20,20,20", "--dst"), h);
+  CHECK(s.ranks(8) == 4);
+  CHECK(to_string(s) == "100x80/10x10/synth:20,20,20,20/tile");
+  const auto sl = make_layout(s, 4);
+  const TileMask all{sl.all_tiles()};
+  CHECK(tiles_per_rank(sl.distribution(), all, 4) == std::vector<index_t>{20, 20, 20, 20});
+  CHECK(tiles_moved(hl.distribution(), sl.distribution(), all) ==
+        moves_lower_bound(tiles_per_rank(hl.distribution(), all, 4), {20, 20, 20, 20}));
+  const LayoutSpec lower = with_source(parse_layout("100x100/10x10/synth:10,15,30:lower", "--dst"),
+                                       parse_layout("100x100/10x10/bc:1x3"));
+  CHECK(lower.distribution.part == TileTriangle::lower);
+  CHECK(tiles_per_rank(make_layout(lower, 3).distribution(),
+                       TileMask{{{0, 0}, {10, 10}}, TileTriangle::lower},
+                       3) == std::vector<index_t>{10, 15, 30});
+
+  // bc2: block-cyclic owners, tiles on devices.
+  const LayoutSpec b = parse_layout("64x64/8x8/bc2:2x2:3");
+  CHECK(b.distribution.kind == DistributionKind::block_cyclic_devices);
+  CHECK(to_string(b) == "64x64/8x8/bc2:2x2:3/tile");
+  CHECK(make_layout(b, 4).distribution().get().index() == 0);  // BlockCyclic
+  CHECK(make_placement(b).devices() == 3);
+  CHECK(make_placement(b).rule() == DeviceRule::row_cyclic);
+  const LayoutSpec b2 = parse_layout("64x64/8x8/bc2:2x2:2x2");
+  CHECK(to_string(b2) == "64x64/8x8/bc2:2x2:2x2/tile");
+  CHECK(make_placement(b2).rule() == DeviceRule::two_level);
+  CHECK(make_placement(b2).devices() == 4);
+  CHECK(make_placement(h).devices() == 1);
+
+  // for_each_owned of every new alternative visits exactly the owned tiles.
+  for (const auto* l : {&hl, &sl}) {
+    for (int rank = 0; rank < 4; ++rank) {
+      index_t visited = 0, owned = 0;
+      l->distribution().for_each_owned(rank, {{2, 1}, {9, 8}},
+                                       [&](TileIndex t) { visited += l->owner(t) == rank; });
+      for (index_t m = 2; m < 9; ++m)
+        for (index_t n = 1; n < 8; ++n) owned += l->owner({m, n}) == rank;
+      CHECK(visited == owned);
+    }
+  }
+}
+
+TEST_CASE("layout spec: bad powers and counts name the value") {
+  // clang-format off
+  struct Bad { const char* text; const char* names; };
+  const Bad bad[] = {
+    {"10x10/2x2/hetero:2x2:1,2,-3,4",    "power w2 must be non-negative, got '-3'"},
+    {"10x10/2x2/hetero:2x2:1,2,3",       "expected 4 powers (one per rank of the 2x2 grid), got 3: '1,2,3'"},
+    {"10x10/2x2/hetero:1x2:1,x",         "expected a decimal number for power w1, got 'x'"},
+    {"10x10/2x2/hetero:1x2:1,inf",       "power w1, got 'inf'"},
+    {"10x10/2x2/hetero:1x2:0,0",         "powers must not all be zero, got '0,0'"},
+    {"10x10/2x2/hetero:1x2",             "expected hetero:PxQ:W0,...,W(PQ-1)"},
+    {"10x10/2x2/hetero1d:diag:1,2",      "expected hetero1d:rows:W0,... or hetero1d:cols:W0,..."},
+    {"10x10/2x2/hetero1d:rows:1,,2",     "power w1, got ''"},
+    {"10x10/2x2/synth:3,-1",             "tile count C1, got '-1'"},
+    {"10x10/2x2/synth:3,4:diagonal",     "unknown tile mask (expected full, lower or upper) 'diagonal'"},
+    {"10x10/2x2/bc2:2x2",                "expected bc2:PxQ:G or bc2:PxQ:GPxGQ"},
+    {"10x10/2x2/bc2:2x2:0",              "device count G must be in [1, 1073741824], got '0'"},
+    {"10x10/2x2/bc2:2x2:1x2/scalapack",  "scalapack storage needs a bc distribution"},
+    {"10x10/2x2/hetero:1x1:1/scalapack", "scalapack storage needs a bc distribution"},
+  };
+  // clang-format on
+  for (const Bad& b : bad) {
+    const std::string msg = parse_message(b.text, "--dst");
+    CAPTURE(b.text);
+    CAPTURE(msg);
+    CHECK(msg.find("redist: --dst: ") == 0);
+    CHECK(msg.find(b.names) != std::string::npos);
+    CHECK(msg.find('\n') == std::string::npos);
+  }
+  // Counts are checked against the source when the target is built.
+  const LayoutSpec src = parse_layout("10x10/2x2/bc:2x2", "--src");  // 5x5 tiles
+  const auto synth_message = [&](const char* text, const LayoutSpec* source) {
+    LayoutSpec d = parse_layout(text, "--dst");
+    if (source) d = with_source(d, *source);
+    try {
+      (void)make_layout(d, 4);
+    } catch (const parse_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // clang-format off
+  struct Late { const char* text; const char* names; };
+  const Late late[] = {
+    {"10x10/2x2/synth:5,5,5,5",          "tile counts sum to 20 but the tile grid has 25 tiles: 'synth:5,5,5,5'"},
+    {"10x10/2x2/synth:5,5,5,5,6",        "tile counts sum to 26 but the tile grid has 25 tiles"},
+    {"10x10/2x2/synth:4,4,4,3:lower",    "tile counts sum to 15 but the lower triangle has 15 tiles"},
+    {"10x10/2x2/synth:10,15",            "expected at least 4 tile counts (one per rank of the source), got 2: 'synth:10,15'"},
+    {"10x10/2x2/synth:2305843009213693951,2305843009213693951,2305843009213693951,2305843009213693951,2305843009213693951", "tile counts sum to more than 25"},
+    {"10x12/2x2/synth:25,5",             "synth needs the source's tiling 10x10/2x2, got '10x12/2x2'"},
+  };
+  // clang-format on
+  for (const Late& l : late) {
+    const std::string msg = synth_message(l.text, &src);
+    CAPTURE(l.text);
+    CAPTURE(msg);
+    if (std::string(l.names).find("15 but the lower triangle has 15") != std::string::npos) {
+      CHECK(msg.empty());  // 4 + 4 + 4 + 3 = 15 = the lower triangle of 5 x 5 tiles: fine
+      continue;
+    }
+    CHECK(msg.find("redist: --dst: ") == 0);
+    CHECK(msg.find(l.names) != std::string::npos);
+  }
+  CHECK(synth_message("10x10/2x2/synth:25", nullptr)
+            .find("synth builds a target from the source layout (--src)") != std::string::npos);
+}
+
+TEST_CASE("layout report: tiles per rank, moved tiles and their lower bound") {
+  const LayoutSpec src = parse_layout("100x100/10x10/hetero:2x2:1,1,4,4");
+  const LayoutSpec dst = with_source(parse_layout("100x100/10x10/synth:25,25,25,25"), src);
+  const auto a = make_layout(src, 4), b = make_layout(dst, 4);
+  const LayoutReport r = layout_report(a, b, Region{{100, 100}, {0, 0}, {0, 0}}, 4);
+  CHECK(r.src_tiles == tiles_per_rank(a.distribution(), TileMask{a.all_tiles()}, 4));
+  CHECK(r.dst_tiles == std::vector<index_t>{25, 25, 25, 25});
+  CHECK(r.region_tiles == 100);
+  CHECK(r.moved == r.lower_bound);
+  CHECK(r.moved > 0);
+  // A region inside: only the tiles it touches count.
+  const LayoutReport inner = layout_report(a, b, Region{{25, 31}, {15, 9}, {15, 9}}, 4);
+  CHECK(inner.region_tiles == 3 * 4);
+  // Different tilings or displaced regions: no tile-for-tile count.
+  const auto c = make_layout(parse_layout("100x100/20x10/bc:2x2"), 4);
+  CHECK(layout_report(a, c, Region{{50, 50}, {0, 0}, {0, 0}}, 4).moved == -1);
+  CHECK(layout_report(a, b, Region{{50, 50}, {0, 0}, {10, 0}}, 4).moved == -1);
+  CHECK(!layout_report(a, b, Region{{50, 50}, {0, 0}, {0, 0}}, 4, 10).counted);
 }
