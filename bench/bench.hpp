@@ -674,5 +674,6 @@ void suite_small_blocks(const mpi::communicator& comm, const Options& o, Report&
 void suite_threads(const mpi::communicator& comm, const Options& o, Report& report);
 void suite_network(const mpi::communicator& comm, const Options& o, Report& report);
 void suite_overlap(const mpi::communicator& comm, const Options& o, Report& report);
+void suite_phase_change(const mpi::communicator& comm, const Options& o, Report& report);
 
 }  // namespace bench
