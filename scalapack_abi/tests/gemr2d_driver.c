@@ -3,9 +3,10 @@
  * links it twice: to ScaLAPACK only (redist-abi-driver-ref) and with libredist_scalapack
  * ahead of ScaLAPACK (redist-abi-driver); the first also runs under LD_PRELOAD.
  *
- * Every case: random grids for A and B (every shape of up to np processes; BLACS "Row",
- * "Col" or a random Cblacs_gridmap over a random subset of the processes, so some are
- * outside a grid and pass ctxt -1 with garbage elsewhere), random descriptors (M, N up
+ * Every case: grids for A and B (all pairs of shapes of up to np processes over the
+ * cases; BLACS "Row", "Col" or a random Cblacs_gridmap over a random subset of the
+ * processes, so some are outside a grid and pass ctxt -1 with garbage elsewhere), random
+ * descriptors (M, N up
  * to 150, blocks 1..100, RSRC/CSRC anywhere, LLD = max(1, LOCr) + 0..3, null arrays
  * where LOCr or LOCc = 0), random offsets and extents; ICTXT is a 1 x np, np x 1 or
  * mapped grid of all processes. A holds f(global index); B is filled with a sentinel,
@@ -134,11 +135,13 @@ static int make_grid(int P, int Q) {
   return ctxt;
 }
 
-static void pick_grid(int* P, int* Q) {
-  do {
-    *P = rnd(1, np);
-    *Q = rnd(1, np);
-  } while (*P * *Q > np);
+/* Every grid shape of at most np processes; case k puts A on shape k mod G and B on shape
+ * (k / G) mod G, so G * G cases cover every pair. */
+static int shapes[64][2], nshapes;
+
+static void list_shapes(void) {
+  for (int P = 1; P <= np; ++P)
+    for (int Q = 1; P * Q <= np; ++Q) shapes[nshapes][0] = P, shapes[nshapes++][1] = Q;
 }
 
 /* Descriptor and local array of one side; `garbage`: what a process outside the grid
@@ -229,10 +232,10 @@ static int make_ictxt(void) {
 }
 
 /* One random case of type t; returns the wrong elements summed over processes. */
-static long one_case(int t, int number, int verbose) {
+static long one_case(int t, int number, int instance, int verbose) {
   struct side a, b;
-  pick_grid(&a.P, &a.Q);
-  pick_grid(&b.P, &b.Q);
+  a.P = shapes[instance % nshapes][0], a.Q = shapes[instance % nshapes][1];
+  b.P = shapes[instance / nshapes % nshapes][0], b.Q = shapes[instance / nshapes % nshapes][1];
   struct side* sides[2] = {&a, &b};
   for (int k = 0; k < 2; ++k) {
     struct side* s = sides[k];
@@ -349,6 +352,7 @@ int main(int argc, char** argv) {
       error_mode = 1;
   }
   Cblacs_pinfo(&me, &np);
+  list_shapes();
   rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
 
   /* Whose p?gemr2d is linked, and ScaLAPACK's own from the ScaLAPACK library itself. */
@@ -379,7 +383,7 @@ int main(int argc, char** argv) {
   } else {
     long bad = 0;
     for (int c = 0; c < cases; ++c)
-      for (int t = 0; t < TYPES; ++t) bad += one_case(t, c, verbose);
+      for (int t = 0; t < TYPES; ++t) bad += one_case(t, c, c * TYPES + t, verbose);
     if (me == 0)
       printf("driver: %d cases x 5 types: %s\n", cases, bad ? "FAILED" : "all elements right");
     status = bad != 0;
