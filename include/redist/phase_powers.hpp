@@ -225,25 +225,19 @@ inline PhasePowers phase_powers(const PhaseModel& m) {
       for (std::size_t r = 0; r < R; ++r)
         if (std::isfinite(m.duration[t][r])) put(alpha(s, t, r), 1.0);
     }
+  // end_before + (work of phase k of step s on group r) <= end_after.
+  const auto after = [&](int end_before, int end_after, std::size_t s, std::size_t r, int k) {
+    new_row(GLP_UP, 0.0, 0.0);
+    put(end_before, 1.0);
+    put(end_after, -1.0);
+    work(s, r, k);
+  };
   for (std::size_t s = 0; s < S; ++s)
     for (std::size_t r = 0; r < R; ++r) {
-      if (s > 0) {  // (12b)
-        new_row(GLP_UP, 0.0, 0.0);
-        put(tau1(s - 1), 1.0);
-        put(tau1(s), -1.0);
-        work(s, r, 1);
-      }
-      new_row(GLP_UP, 0.0, 0.0);  // (12c)
-      put(tau1(s), 1.0);
-      put(tau2(s), -1.0);
-      work(s, r, 2);
-      if (s > 0) {  // (12d)
-        new_row(GLP_UP, 0.0, 0.0);
-        put(tau2(s - 1), 1.0);
-        put(tau2(s), -1.0);
-        work(s, r, 2);
-      }
-      new_row(GLP_UP, 0.0, 0.0);  // (12e)
+      if (s > 0) after(tau1(s - 1), tau1(s), s, r, 1);  // (12b)
+      after(tau1(s), tau2(s), s, r, 2);                 // (12c)
+      if (s > 0) after(tau2(s - 1), tau2(s), s, r, 2);  // (12d)
+      new_row(GLP_UP, 0.0, 0.0);                        // (12e)
       for (std::size_t z = 0; z <= s; ++z) work(z, r, 0);
       put(tau2(s), -1.0);
     }
