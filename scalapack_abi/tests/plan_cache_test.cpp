@@ -84,6 +84,15 @@ void gemr2d(const Region& r, Local<T>& a, const sp::Grid& ga, Local<T>& b, const
                 ga, b.data(), r.dst_origin.i + 1, r.dst_origin.j + 1, b.d, gb, comm, cache);
 }
 
+/// B refilled with the sentinel, gemr2d, then the wrong elements of B over all ranks.
+template <class T>
+long long moved_wrong(const Region& r, Local<T>& a, const sp::Grid& ga, Local<T>& b,
+                      const sp::Grid& gb, const boost::mpi::communicator& comm,
+                      sp::PlanCache& cache) {
+  gemr2d(r, a, ga, b, gb, comm, cache);
+  return wrong(comm, b, gb, r);
+}
+
 }  // namespace
 
 TEST_CASE("PlanCache: plan once, hit, rebind (other array, other LLD on one rank), evict") {
@@ -101,38 +110,30 @@ TEST_CASE("PlanCache: plan once, hit, rebind (other array, other LLD on one rank
   sp::PlanCache cache(2);
   const Region r1{{30, 20}, {4, 3}, {10, 12}};
 
-  gemr2d(r1, a, ga, b, gb, world, cache);
+  CHECK(moved_wrong(r1, a, ga, b, gb, world, cache) == 0);
   CHECK(cache.stats().misses == 1);
-  CHECK(wrong(world, b, gb, r1) == 0);
-  std::fill(b.v.begin(), b.v.end(), -1.0);
-  gemr2d(r1, a, ga, b, gb, world, cache);
+  CHECK(moved_wrong(r1, a, ga, b, gb, world, cache) == 0);
   CHECK(cache.stats().hits == 1);
-  CHECK(wrong(world, b, gb, r1) == 0);
 
-  gemr2d(r1, a, ga, b2, gb, world, cache);  // another target array: rebind
+  CHECK(moved_wrong(r1, a, ga, b2, gb, world, cache) == 0);  // another target array: rebind
   CHECK(cache.stats().rebinds == 1);
-  CHECK(wrong(world, b2, gb, r1) == 0);
   // Another leading dimension on the last rank only: every rank rebinds.
   auto b3 = local<double>(db, gb, me, me == np - 1 ? 3 : 0, -1.0);
-  gemr2d(r1, a, ga, b3, gb, world, cache);
+  CHECK(moved_wrong(r1, a, ga, b3, gb, world, cache) == 0);
   CHECK(cache.stats().rebinds == 2);
   CHECK(cache.stats().misses == 1);
-  CHECK(wrong(world, b3, gb, r1) == 0);
 
   // Two other regions: misses; the capacity is 2, so r1's plan goes.
   const Region r2{{1, 1}, {0, 0}, {60, 49}}, r3{{52, 40}, {5, 3}, {0, 0}};
   for (const Region& r : {r2, r3}) {
     auto t = local<double>(db, gb, me, 0, -1.0);
-    gemr2d(r, a, ga, t, gb, world, cache);
-    CHECK(wrong(world, t, gb, r) == 0);
+    CHECK(moved_wrong(r, a, ga, t, gb, world, cache) == 0);
   }
   CHECK(cache.stats().misses == 3);
   CHECK(cache.stats().evictions == 1);
   CHECK(cache.size() == 2);
-  std::fill(b.v.begin(), b.v.end(), -1.0);
-  gemr2d(r1, a, ga, b, gb, world, cache);
+  CHECK(moved_wrong(r1, a, ga, b, gb, world, cache) == 0);
   CHECK(cache.stats().misses == 4);
-  CHECK(wrong(world, b, gb, r1) == 0);
 }
 
 TEST_CASE("PlanCache: one list per communicator group, errors leave it as it was") {
@@ -149,8 +150,7 @@ TEST_CASE("PlanCache: one list per communicator group, errors leave it as it was
     as.push_back(local<CF>(d, gh, half.rank(), 0, {}));
     fill_f(as.back(), gh, half.rank());
     bs.push_back(local<CF>(d, gh, half.rank(), 1, {-1, 0}));
-    gemr2d(r, as.back(), gh, bs.back(), gh, half, cache);
-    CHECK(wrong(half, bs.back(), gh, r) == 0);
+    CHECK(moved_wrong(r, as.back(), gh, bs.back(), gh, half, cache) == 0);
   }
   // Round 1 planned (each rank sees its own half's group), round 2 found the plan again
   // with other arrays.
@@ -162,17 +162,14 @@ TEST_CASE("PlanCache: one list per communicator group, errors leave it as it was
   auto a = local<int>(d, g1, me, 0, 0);
   fill_f(a, g1, me);
   auto b = local<int>(d, g1, me, 0, -1);
-  gemr2d(r, a, g1, b, g1, world, cache);
-  CHECK(wrong(world, b, g1, r) == 0);
+  CHECK(moved_wrong(r, a, g1, b, g1, world, cache) == 0);
   CHECK(cache.size() == 2);
   const Region outside{{20, 30}, {14, 5}, {1, 2}};  // rows 14..33 of a 33-row A
   CHECK_THROWS_AS(gemr2d(outside, a, g1, b, g1, world, cache), region_error);
   CHECK(cache.size() == 2);
   CHECK(cache.stats().misses == 2);
-  std::fill(b.v.begin(), b.v.end(), -1);
-  gemr2d(r, a, g1, b, g1, world, cache);
+  CHECK(moved_wrong(r, a, g1, b, g1, world, cache) == 0);
   CHECK(cache.stats().hits == 1);
-  CHECK(wrong(world, b, g1, r) == 0);
 }
 
 TEST_CASE("gemr2d: the default cache keeps the plan; grid maps on both sides, all types") {
