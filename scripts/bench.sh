@@ -3,6 +3,8 @@
 # bench/results/standard.json and the plots. Other suites: SUITES="standard categories ...".
 #
 # Suites with their own launch:
+#   dropin   the unmodified C program bench/dropin/dropin.c, linked to ScaLAPACK only and
+#            with libredist_scalapack first (dropin-ref.json, dropin-redist.json, dropin.json)
 #   network  runs over TCP: mpirun --mca pml ob1 --mca btl tcp,self (bench/results/network.json)
 #   threads  runs on 1 rank, unbound (--bind-to none), with the default build
 #            (threads-default.json) and, when an OpenMP build exists ($OPENMP_BUILD_DIR,
@@ -75,6 +77,19 @@ for suite in ${SUITES:-standard}; do
         echo "bench.sh: no OpenMP build in $omp_dir; threads suite on the default build only"
       fi
       python3 bench/plots/combine_threads.py "$results/threads.json" "${threads_json[@]}"
+      ;;
+    dropin)
+      # One unmodified ScaLAPACK program, linked to ScaLAPACK only and with
+      # libredist_scalapack ahead of it (bench/dropin/; needs REDIST_SCALAPACK_ABI).
+      cmake --build "$build_dir" --target redist-dropin redist-dropin-ref --parallel "$jobs" >&2
+      for v in ref redist; do
+        name=redist-dropin
+        [ "$v" = ref ] && name=redist-dropin-ref
+        bin=$(find "$build_dir" -type f -name "$name" -perm -u+x | head -n 1)
+        run "$np" "$bin" "$results/dropin-$v.json" --
+      done
+      python3 bench/dropin/combine.py "$results/dropin.json" "$results/dropin-ref.json" \
+        "$results/dropin-redist.json"
       ;;
     *)
       run "$np" "$exe" "$results/$suite.json" -- --suite "$suite"
