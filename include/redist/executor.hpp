@@ -89,6 +89,15 @@ class Executor {
   template <class SrcMatrix, class DstMatrix>
   Executor(CompactPlan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
+      : Executor(std::move(plan), std::vector<const SrcMatrix*>{&src},
+                 std::vector<DstMatrix*>{&dst}, std::move(comm), options, transform) {}
+
+  /// A move of several parts (plan/plan_parts.hpp): srcs[k] and dsts[k] are part k's
+  /// matrices. @pre one of each per part of the plan.
+  template <class SrcMatrix, class DstMatrix>
+  Executor(CompactPlan plan, const std::vector<const SrcMatrix*>& srcs,
+           const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
+           ExecutionOptions options = {}, Transform<T> transform = {})
       : plan_(std::move(plan)), comm_(std::move(comm)), options_(options), transform_(transform) {
     options_.validate();
     index_t send_max = 0, recv_max = 0;
@@ -102,8 +111,10 @@ class Executor {
     recv_host_ = Kokkos::create_mirror_view(recv_buf_);
     graph_ = make_task_graph(plan_, chunk_elements());
 
-    const detail::MatrixSide<T, SrcMatrix> src_side(src, true, transform_.transposes());
-    const detail::MatrixSide<T, DstMatrix> dst_side(dst, false);
+    std::vector<detail::MatrixSide<T, SrcMatrix>> src_side;
+    std::vector<detail::MatrixSide<T, DstMatrix>> dst_side;
+    for (const SrcMatrix* m : srcs) src_side.emplace_back(*m, true, transform_.transposes());
+    for (DstMatrix* m : dsts) dst_side.emplace_back(*m, false);
     // Messages between two tile-stored sides are laid flat (detail/bind_copies.hpp).
     constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
                           !stores_local_matrix<typename DstMatrix::placement_type>;
@@ -127,18 +138,20 @@ class Executor {
         if (graph_.recv_transport[ch.message] == Transport::direct) {
           for (std::size_t k = ch.first; k < ch.end; ++k)
             detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], source[ch.message],
-                               dst_side, recv_pool_, recv_rel_);
+                               side_of(dst_side, part_of(plan_.recv, graph_.recv.slices[k])),
+                               recv_pool_, recv_rel_);
         } else {
           for (std::size_t k = ch.first; k < ch.end; ++k)
             detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], detail::BufferSide{},
-                               dst_side, recv_pool_, recv_rel_, flat);
+                               side_of(dst_side, part_of(plan_.recv, graph_.recv.slices[k])),
+                               recv_pool_, recv_rel_, flat);
         }
         recv_range_.emplace_back(first, recv_pool_.copies.size());
       }
       for (auto& c : recv_pool_.copies) c.scale_by(transform_);
     };
-    segment_source_ = [src_side](const Piece& r, const Piece& c) -> Address {
-      return src_side.at(r, c);
+    segment_source_ = [src_side](index_t part, const Piece& r, const Piece& c) -> Address {
+      return src_side[static_cast<std::size_t>(part)].at(r, c);
     };
     // Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
     // into its target, and into its send buffer, which the peer reads back only after
@@ -331,10 +344,25 @@ class Executor {
             bool flat = false) {
     for (const Chunk& ch : chunking.chunks) {
       const std::size_t first = pool.copies.size();
-      for (std::size_t k = ch.first; k < ch.end; ++k)
-        detail::bind_slice(plan_, d, chunking.slices[k], src, dst, pool, rel, flat);
+      for (std::size_t k = ch.first; k < ch.end; ++k) {
+        const index_t part = part_of(d, chunking.slices[k]);
+        detail::bind_slice(plan_, d, chunking.slices[k], side_of(src, part), side_of(dst, part),
+                           pool, rel, flat);
+      }
       range.emplace_back(first, pool.copies.size());
     }
+  }
+
+  /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per
+  /// part, or the one buffer side.
+  static index_t part_of(const FamilyList& d, const Slice& s) { return d.families[s.family].part; }
+  template <class S>
+  static const S& side_of(const S& side, index_t) {
+    return side;
+  }
+  template <class S>
+  static const S& side_of(const std::vector<S>& sides, index_t part) {
+    return sides[static_cast<std::size_t>(part)];
   }
 
   static index_t segments_in(const FamilyList& d, const Message& msg) {
@@ -549,7 +577,7 @@ class Executor {
   std::vector<index_t> send_rel_, recv_rel_;  ///< buffer offset of each copy in its message
   std::vector<Range> send_range_, recv_range_, local_range_;  ///< copies of each chunk
   std::function<void(const std::vector<std::vector<Address>>&)> bind_receives_;
-  std::function<Address(const Piece&, const Piece&)> segment_source_;
+  std::function<Address(index_t, const Piece&, const Piece&)> segment_source_;
   bool stream_pack_ = false;    ///< some packing uses streaming stores (copy_kernel.hpp)
   bool stream_target_ = false;  ///< writes into the target stream
 

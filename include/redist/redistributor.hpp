@@ -22,6 +22,7 @@
 #include <redist/executor.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/plan/plan_parts.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
 #include <redist/task_graph.hpp>
@@ -41,6 +42,16 @@ bool overlaps(const A& a, const B& b) {
 }
 
 }  // namespace detail
+
+/// One (source, target, region) of a move of several matrices in one exchange.
+template <class Src, class Dst>
+struct Part {
+  const Src* src = nullptr;
+  Dst* dst = nullptr;
+  Region region;
+};
+template <class Src, class Dst>
+Part(const Src*, Dst*, Region) -> Part<Src, Dst>;
 
 template <class Src, class Dst>
 class Redistributor {
@@ -70,20 +81,30 @@ class Redistributor {
   Redistributor(const Src& src, Dst& dst, const boost::mpi::communicator& comm, Region region,
                 Transform<value_type> transform, PlanOptions options = {},
                 ExecutionOptions execution = {})
-      : comm_(comm, boost::mpi::comm_duplicate), region_(region) {
+      : Redistributor(std::vector<Part<Src, Dst>>{Part<Src, Dst>{&src, &dst, region}}, comm,
+                      transform, options, execution) {}
+
+  /// Moves several matrices in one exchange: parts[k].region from *parts[k].src to
+  /// *parts[k].dst, every part with the same transform; one message per peer per batch
+  /// carries all parts (plan/plan_parts.hpp). Layouts may differ from part to part.
+  /// Collective; throws as above (naming the part), and storage_error if one part's
+  /// target overlaps another part's source or target.
+  Redistributor(const std::vector<Part<Src, Dst>>& parts, const boost::mpi::communicator& comm,
+                Transform<value_type> transform = {}, PlanOptions options = {},
+                ExecutionOptions execution = {})
+      : comm_(comm, boost::mpi::comm_duplicate) {
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
     CompactPlan plan;
     std::vector<AgreementItem> items;
     detail::collectively(comm_, [&] {
-      check_matrices(src, dst);
-      validate_region(region_, src.layout().shape(), dst.layout().shape(), transform.op);
-      plan = transform.transposes()
-                 ? make_compact_plan(transposed(src.layout()), dst.layout(), transposed(region_),
-                                     comm_.rank(), comm_.size(), options, transform.triangle)
-                 : make_compact_plan(src.layout(), dst.layout(), region_, comm_.rank(),
-                                     comm_.size(), options, transform.triangle);
-      items = detail::redistribution_items(src, dst, region_, options,
-                                           target_extent(region_, transform.op));
+      check_parts(parts);
+      std::vector<CompactPlan> plans;
+      for (const Part<Src, Dst>& p : parts) {
+        regions_.push_back(p.region);
+        plans.push_back(plan_part(p, transform, options));
+      }
+      plan = merge_parts(std::move(plans));
+      items = part_items(parts, options, transform.op);
       for (auto& item : detail::transform_items(transform)) items.push_back(std::move(item));
       // The environment is read once, here, and agreed like everything else.
       execution = execution.with_environment();
@@ -94,8 +115,8 @@ class Redistributor {
     detail::agree(comm_, items);
     layout_items_ = layout_items(items);
     detail::collectively(comm_, [&] {
-      executor_ = std::make_unique<Executor<value_type, memory_space>>(std::move(plan), src, dst,
-                                                                       comm_, execution, transform);
+      executor_ = std::make_unique<Executor<value_type, memory_space>>(
+          std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
     });
     // Only once every rank has planned without error: the transport set-up is collective.
     executor_->connect();
@@ -129,19 +150,27 @@ class Redistributor {
   /// layouts, storage_error if src and dst overlap, error if an execution is in progress.
   /// The Redistributor is unchanged when it throws.
   void rebind(const Src& src, Dst& dst) {
+    rebind(std::vector<Part<Src, Dst>>{Part<Src, Dst>{&src, &dst, regions_.front()}});
+  }
+  /// rebind() for a move of several parts: parts in the same order, same regions.
+  void rebind(const std::vector<Part<Src, Dst>>& parts) {
     std::unique_ptr<Executor<value_type, memory_space>> next;
     detail::collectively(comm_, [&] {
       if (executor_->running())
         throw error("redist: rebind() called while an execution is in progress");
-      check_matrices(src, dst);
-      const auto now = layout_items(detail::redistribution_items(
-          src, dst, region_, plan_options(), target_extent(region_, transform().op)));
+      if (parts.size() != regions_.size())
+        throw invalid_argument(detail::describe("rebind(): another number of parts", "parts.size()",
+                                                static_cast<index_t>(parts.size())) +
+                               " (the plan has " + std::to_string(regions_.size()) + ")");
+      check_parts(parts);
+      const auto now = layout_items(part_items(parts, plan_options(), transform().op));
       for (std::size_t k = 0; k < now.size(); ++k)
         if (now[k].value != layout_items_[k].value)
           throw invalid_argument("redist: rebind(): " + now[k].name +
                                  " differs from the one the plan was made for");
       next = std::make_unique<Executor<value_type, memory_space>>(
-          executor_->plan(), src, dst, comm_, executor_->options(), transform());
+          executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
+          transform());
     });
     // The old executor's node windows are freed (collectively over the node) before the
     // new one creates its own.
@@ -151,7 +180,10 @@ class Redistributor {
 
   const CompactPlan& plan() const { return executor_->plan(); }
   const TaskGraph& task_graph() const { return executor_->graph(); }
-  const Region& region() const { return region_; }
+  /// The region (of the first part, for a move of several).
+  const Region& region() const { return regions_.front(); }
+  /// The regions of the parts, in order.
+  const std::vector<Region>& regions() const { return regions_; }
   /// What the target receives: alpha * op(source) + beta * target.
   const Transform<value_type>& transform() const { return executor_->transform(); }
   const boost::mpi::communicator& communicator() const { return comm_; }
@@ -181,6 +213,75 @@ class Redistributor {
     return kept;
   }
 
+  /// Part p's plan (of op(A)'s layout when transposing).
+  CompactPlan plan_part(const Part<Src, Dst>& p, const Transform<value_type>& t,
+                        const PlanOptions& options) const {
+    validate_region(p.region, p.src->layout().shape(), p.dst->layout().shape(), t.op);
+    if (t.transposes())
+      return make_compact_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region),
+                               comm_.rank(), comm_.size(), options, t.triangle);
+    return make_compact_plan(p.src->layout(), p.dst->layout(), p.region, comm_.rank(), comm_.size(),
+                             options, t.triangle);
+  }
+
+  /// The agreement items of every part ("part k: ..." when there are several).
+  static std::vector<AgreementItem> part_items(const std::vector<Part<Src, Dst>>& parts,
+                                               const PlanOptions& options, Op op) {
+    std::vector<AgreementItem> items;
+    if (parts.size() > 1)
+      items.push_back(value_item("the number of parts", static_cast<index_t>(parts.size())));
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const Part<Src, Dst>& p = parts[k];
+      for (AgreementItem& it : detail::redistribution_items(*p.src, *p.dst, p.region, options,
+                                                            target_extent(p.region, op))) {
+        if (parts.size() > 1) it.name = "part " + std::to_string(k) + ": " + it.name;
+        items.push_back(std::move(it));
+      }
+    }
+    return items;
+  }
+
+  static std::vector<const Src*> sources(const std::vector<Part<Src, Dst>>& parts) {
+    std::vector<const Src*> v;
+    for (const auto& p : parts) v.push_back(p.src);
+    return v;
+  }
+  static std::vector<Dst*> targets(const std::vector<Part<Src, Dst>>& parts) {
+    std::vector<Dst*> v;
+    for (const auto& p : parts) v.push_back(p.dst);
+    return v;
+  }
+
+  /// Each part's matrices (check_matrices), and no target overlapping another part's
+  /// source or target: two parts must not write, or write and read, the same memory.
+  void check_parts(const std::vector<Part<Src, Dst>>& parts) const {
+    if (parts.empty())
+      throw invalid_argument(detail::describe("a move needs at least one part", "parts.size()", 0));
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (!parts[k].src || !parts[k].dst)
+        throw invalid_argument(
+            detail::describe("null matrix in a part", "part", static_cast<index_t>(k)));
+      check_matrices(*parts[k].src, *parts[k].dst);
+    }
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      for (std::size_t l = 0; l < parts.size(); ++l) {
+        if (k == l) continue;
+        for (const auto& d : parts[k].dst->allocations()) {
+          for (const auto& o : parts[l].dst->allocations())
+            if (detail::overlaps(d, o))
+              throw storage_error(detail::describe("the targets of two parts overlap in memory",
+                                                   "part", static_cast<index_t>(k)) +
+                                  " and part " + std::to_string(l));
+          for (const auto& o : parts[l].src->allocations())
+            if (detail::overlaps(d, o))
+              throw storage_error(
+                  detail::describe("a part's target overlaps another part's source in memory",
+                                   "part", static_cast<index_t>(k)) +
+                  " and part " + std::to_string(l));
+        }
+      }
+  }
+
   void check_matrices(const Src& src, Dst& dst) const {
     if (src.rank() != comm_.rank())
       throw invalid_argument(
@@ -199,7 +300,7 @@ class Redistributor {
   }
 
   boost::mpi::communicator comm_;
-  Region region_;
+  std::vector<Region> regions_;
   std::vector<AgreementItem> layout_items_;
   std::unique_ptr<Executor<value_type, memory_space>> executor_;
 };

@@ -153,7 +153,7 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
       // The column block [f, f_end): families with the same column members.
       const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
       for (f_end = f; f_end < msg.first + msg.count &&
-                      d.families[static_cast<std::size_t>(f_end)].cols == fam.cols;
+                      detail::same_columns(d.families[static_cast<std::size_t>(f_end)], fam);
            ++f_end) {
       }
       const index_t member =

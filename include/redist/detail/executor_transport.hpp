@@ -104,7 +104,7 @@ std::vector<std::shared_ptr<detail::NodeWindow>> Executor<T, MemorySpace>::find_
             plan_, plan_.send, graph_.send.slices[k],
             [&](index_t, index_t, const Piece& r, const Piece& col) {
               if (!direct) return;
-              const Address a = segment_source_(r, col);
+              const Address a = segment_source_(part_of(plan_.send, graph_.send.slices[k]), r, col);
               // op(A)'s rows are A's columns when the source is read transposed.
               const index_t span = transform_.transposes()
                                        ? (r.length - 1) * a.second + (col.length - 1) + 1

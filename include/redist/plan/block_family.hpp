@@ -13,10 +13,11 @@
 /// without exchanging sizes):
 /// - messages are ordered by (batch, peer); a message carries every family between its
 ///   two ranks in its batch;
-/// - inside a message, families are ordered by (column group, first column member,
-///   row group, first row member). Group indices are local to a rank's plan, but their
-///   order is not: (class, first piece) on the per-axis path, (column piece, first row
-///   piece) on the per-segment fallback, so both ends derive the same family order;
+/// - inside a message, families are ordered by (part, column group, first column
+///   member, row group, first row member); a move of one part has only part 0. Group indices are
+///   local to a rank's plan, but their order is not: (class, first piece) on the per-axis path,
+///   (column piece, first row piece) on the per-segment fallback, so both ends derive the same
+///   family order;
 /// - the messages of a batch lie back to back in the batch buffer, in message order,
 ///   from offset 0 (Message::buffer_offset, FamilyList::batch_elements: the meaning of
 ///   plan.hpp's Message and Direction);
@@ -53,6 +54,8 @@ struct BlockFamily {
   GroupRange cols;            ///< into CompactPlan::col_groups
   index_t buffer_offset = 0;  ///< batch-buffer offset of element (0, 0)
   index_t buffer_ld = 0;      ///< leading dimension of its column block in the buffer
+  index_t part =
+      0;  ///< which (source, target, region) of a several-part move (plan/plan_parts.hpp)
   friend constexpr bool operator==(const BlockFamily&, const BlockFamily&) = default;
 };
 
@@ -80,10 +83,13 @@ constexpr void for_each_segment(const PieceGroup& rows, const PieceGroup& cols, 
 namespace detail {
 
 /// Whether two families have the same column members (and so share a column block).
-constexpr bool same_columns(const BlockFamily& x, const BlockFamily& y) { return x.cols == y.cols; }
+constexpr bool same_columns(const BlockFamily& x, const BlockFamily& y) {
+  return x.cols == y.cols && x.part == y.part;
+}
 
 /// The family order of a message (see the file comment).
 constexpr bool family_order(const BlockFamily& x, const BlockFamily& y) {
+  if (x.part != y.part) return x.part < y.part;
   if (x.cols.group != y.cols.group) return x.cols.group < y.cols.group;
   if (x.cols.first != y.cols.first) return x.cols.first < y.cols.first;
   if (x.rows.group != y.rows.group) return x.rows.group < y.rows.group;

@@ -106,7 +106,7 @@ inline std::vector<BlockFamily> mask_message(CompactPlan& plan, const FamilyList
       if (sp.kept.first < sp.kept.second)
         out.push_back(BlockFamily{
             GroupRange{f.rows.group, f.rows.first + sp.kept.first, sp.kept.second - sp.kept.first},
-            GroupRange{f.cols.group, f.cols.first + b0, b1 - b0}, 0, 0});
+            GroupRange{f.cols.group, f.cols.first + b0, b1 - b0}, 0, 0, f.part});
       // Partial segments: column strips of equal kept rows.
       for (index_t b = b0; b < b1; ++b)
         for (index_t a = sp.part.first; a < sp.part.second; ++a) {
@@ -124,7 +124,7 @@ inline std::vector<BlockFamily> mask_message(CompactPlan& plan, const FamilyList
             plan.col_groups.push_back(sub_piece(cols, b, j0, j1 - j0));
             out.push_back(BlockFamily{
                 GroupRange{static_cast<index_t>(plan.row_groups.size()) - 1, 0, 1},
-                GroupRange{static_cast<index_t>(plan.col_groups.size()) - 1, 0, 1}, 0, 0});
+                GroupRange{static_cast<index_t>(plan.col_groups.size()) - 1, 0, 1}, 0, 0, f.part});
           }
         }
     }
