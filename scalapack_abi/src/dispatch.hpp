@@ -68,13 +68,34 @@ struct Side {
   }
 };
 
-/// What one process contributes to the all-gather: both sides and the first problem it
-/// found alone (param 0: none), with two numbers for the message.
+/// What one process contributes to the all-gather: both sides, the first problem it
+/// found alone (param 0: none) with two numbers for the message, and whether its local
+/// arrays of A and B overlap in memory.
 struct Record {
   Side a, b;
   int param, value, limit;
+  int overlap;
 };
-static_assert(sizeof(Record) == 31 * sizeof(int), "Record is gathered as 31 MPI_INTs");
+inline constexpr int record_ints = 32;
+static_assert(sizeof(Record) == record_ints * sizeof(int), "Record is gathered as MPI_INTs");
+
+/// Elements of this process's local array of side s with leading dimension lld (0 outside
+/// the grid or for an invalid descriptor).
+inline index_t local_elements(const Side& s, index_t lld) {
+  if (!s.in || !s.valid_shape()) return 0;
+  const index_t loc_r = redist::detail::scalapack::numroc(s.M, s.MB, s.p, s.RSRC, s.P);
+  const index_t loc_c = redist::detail::scalapack::numroc(s.N, s.NB, s.q, s.CSRC, s.Q);
+  return loc_r > 0 && loc_c > 0 ? lld * loc_c : 0;
+}
+
+/// A private copy of A's local array, for calls whose A and B overlap somewhere (kept
+/// from call to call so that the plan cache sees the same array).
+template <class T>
+const T* copy_of(const T* a, index_t elements) {
+  static std::vector<T> scratch;
+  scratch.assign(a, a + elements);
+  return scratch.data();
+}
 
 /// The parameters of one side, pxerbla-numbered, and the letter its descriptor fields
 /// carry in messages (MB_A).
@@ -232,8 +253,14 @@ void dispatch(const Call& c, const T* a, T* b) {
     detail::Record mine{};
     mine.a = detail::local_side(c.desca, c.ia, c.ja, a, an, mine);
     mine.b = detail::local_side(c.descb, c.ib, c.jb, static_cast<const T*>(b), bn, mine);
+    const index_t elements_a = detail::local_elements(mine.a, mine.a.in ? c.desca[8] : 0);
+    const index_t elements_b = detail::local_elements(mine.b, mine.b.in ? c.descb[8] : 0);
+    const auto at = [](const T* p, index_t k) { return reinterpret_cast<std::uintptr_t>(p + k); };
+    mine.overlap = elements_a > 0 && elements_b > 0 && at(a, 0) < at(b, elements_b) &&
+                   at(b, 0) < at(a, elements_a);
     std::vector<detail::Record> all(static_cast<std::size_t>(comm.size()));
-    MPI_Allgather(&mine, 31, MPI_INT, all.data(), 31, MPI_INT, raw);
+    MPI_Allgather(&mine, detail::record_ints, MPI_INT, all.data(), detail::record_ints, MPI_INT,
+                  raw);
 
     detail::Problem problem;
     if (c.m < 0) problem.add(1 + off, "M = " + detail::str(c.m) + " (must not be negative)");
@@ -258,6 +285,12 @@ void dispatch(const Call& c, const T* a, T* b) {
     const bool in_a = mine.a.in != 0, in_b = mine.b.in != 0;
     const T* pa = in_a && stores(da, ga) ? a : nullptr;
     T* pb = in_b && stores(db, gb) ? b : nullptr;
+    // A and B overlap on some process (a block moved within one matrix): ScaLAPACK reads
+    // A through its send buffers; here every process reads a copy of its part of A, so
+    // the result is as if A were read whole before B is written.
+    if (std::any_of(all.begin(), all.end(), [](const detail::Record& r) { return r.overlap; }) &&
+        pa != nullptr)
+      pa = detail::copy_of(pa, elements_a);
     const index_t lld_a = in_a ? c.desca[8] : 0, lld_b = in_b ? c.descb[8] : 0;
     scalapack::default_plan_cache()
         .acquire<T>(scalapack::PlanKey::of<T>(da, ga, db, gb, region, c.operation), pa, lld_a, pb,

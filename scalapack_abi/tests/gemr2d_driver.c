@@ -290,6 +290,43 @@ static long one_case(int t, int number, int instance, int verbose) {
   return sums[0] + sums[1];
 }
 
+/* A block moved within one matrix (A and B the same array and descriptor, overlapping
+ * regions): B must end up with what A held before the call. ScaLAPACK leaves this to the
+ * order of its messages, so only redist's result is checked. */
+static long in_place(void) {
+  struct side a = {0};
+  a.P = np >= 4 ? 2 : 1, a.Q = np / a.P, a.M = 30, a.N = 25, a.MB = 4, a.NB = 3;
+  Cblacs_get(-1, 0, &a.ctxt);
+  Cblacs_gridinit(&a.ctxt, "Row", a.P, a.Q);
+  int P, Q;
+  Cblacs_gridinfo(a.ctxt, &P, &Q, &a.myrow, &a.mycol);
+  long bad = 0;
+  if (a.myrow >= 0) {
+    a.locr = numroc_(&a.M, &a.MB, &a.myrow, &a.RSRC, &a.P);
+    a.locc = numroc_(&a.N, &a.NB, &a.mycol, &a.CSRC, &a.Q);
+    a.lld = a.locr + 1;
+    int d[9] = {1, a.ctxt, a.M, a.N, a.MB, a.NB, 0, 0, a.lld};
+    memcpy(a.desc, d, sizeof d);
+    double* A = malloc(sizeof(double) * (a.lld * a.locc + 1));
+    for (int k = 0; k < a.locc; ++k)
+      for (int l = 0; l < a.lld; ++l)
+        A[k * a.lld + l] = l2g(l, 4, a.myrow, 0, a.P) * 4096.0 + l2g(k, 3, a.mycol, 0, a.Q);
+    const int m = 10, n = 12, ia = 3, ja = 2, ib = 8, jb = 9; /* overlapping */
+    Cpdgemr2d(m, n, A, ia, ja, a.desc, A, ib, jb, a.desc, a.ctxt);
+    for (int k = 0; k < a.locc; ++k)
+      for (int l = 0; l < a.locr; ++l) {
+        long gi = l2g(l, 4, a.myrow, 0, a.P), gj = l2g(k, 3, a.mycol, 0, a.Q);
+        if (gi >= ib - 1 && gi < ib - 1 + m && gj >= jb - 1 && gj < jb - 1 + n)
+          gi += ia - ib, gj += ja - jb;
+        bad += A[k * a.lld + l] != gi * 4096.0 + gj;
+      }
+    free(A);
+    Cblacs_gridexit(a.ctxt);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return bad;
+}
+
 /* Bad arguments: each call must leave B alone and return on every process. */
 static long errors(void) {
   int ctxt, P = 1, Q = np;
@@ -386,6 +423,11 @@ int main(int argc, char** argv) {
       for (int t = 0; t < TYPES; ++t) bad += one_case(t, c, c * TYPES + t, verbose);
     if (me == 0)
       printf("driver: %d cases x 5 types: %s\n", cases, bad ? "FAILED" : "all elements right");
+    if (version) {
+      const long moved = in_place();
+      if (me == 0) printf("driver: in place (A = B): %ld wrong elements\n", moved);
+      bad += moved;
+    }
     status = bad != 0;
   }
   Cblacs_exit(0); /* MPI_Finalize */
