@@ -4,6 +4,11 @@
 //   mpirun -np 4 redist-run --src 8192x8192/256x256/bc:1x4 --dst 8192x8192/100x100/bc:2x2
 //       [--region RxC@i,j->k,l] [--type double|float|cdouble|cfloat|int] [--batch K]
 //       [--repeat N] [--relabel] [--verify] [--json FILE] [--dot FILE]
+//       [--op n|t|c] [--alpha A] [--beta B] [--uplo l|u] [--diag n|u] [--count K]
+//
+// The target region receives alpha * op(source region) + beta * target (op t: the
+// region's R x C is the source extent, the target gets C x R), or its lower / upper
+// trapezoid only; --count K moves K matrices of these layouts in one exchange.
 //
 // Exit status: 0 success, 1 verification failed, 2 bad input (one line on stderr, rank 0,
 // on every rank alike: the ranks agree on their inputs before anything else). See
@@ -11,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +24,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -66,7 +73,23 @@ struct Options {
   bool verify = false;
   bool relabel = false;
   std::string json, dot;
+  Op op = Op::none;
+  double alpha = 1, beta = 0;
+  Triangle triangle{};
+  index_t count = 1;  ///< matrices moved in one exchange
 };
+
+const char* op_name(Op op) { return op == Op::none ? "n" : op == Op::transpose ? "t" : "c"; }
+const char* uplo_name(Uplo u) { return u == Uplo::all ? "all" : u == Uplo::lower ? "l" : "u"; }
+
+double parse_real(const std::string& arg, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !std::isfinite(x))
+    throw UsageError{arg, "expected a finite real number, got '" + v + "'"};
+  return x;
+}
 
 /// Strips the "redist: <argument>: " prefix of a parse_error message.
 std::string strip(const std::string& what, const std::string& argument) {
@@ -164,11 +187,36 @@ Options parse(int argc, char** argv, int comm_size) {
       } else if (a == "--dot") {
         o.dot = value();
         if (o.dot.empty()) throw UsageError{a, "empty file name"};
+      } else if (a == "--op") {
+        const std::string v = value();
+        if (v == "n")
+          o.op = Op::none;
+        else if (v == "t")
+          o.op = Op::transpose;
+        else if (v == "c")
+          o.op = Op::conj_transpose;
+        else
+          throw UsageError{a, "expected n, t or c, got '" + v + "'"};
+      } else if (a == "--alpha") {
+        o.alpha = parse_real(a, value());
+      } else if (a == "--beta") {
+        o.beta = parse_real(a, value());
+      } else if (a == "--uplo") {
+        const std::string v = value();
+        if (v != "l" && v != "u") throw UsageError{a, "expected l or u, got '" + v + "'"};
+        o.triangle.uplo = v == "l" ? Uplo::lower : Uplo::upper;
+      } else if (a == "--diag") {
+        const std::string v = value();
+        if (v != "n" && v != "u") throw UsageError{a, "expected n or u, got '" + v + "'"};
+        o.triangle.diag = v == "n" ? Diag::non_unit : Diag::unit;
+      } else if (a == "--count") {
+        o.count = std::min<index_t>(parse_count(a, value(), 1), 1 << 20);
       } else if (a == "--help" || a == "-h") {
         throw UsageError{"",
                          "usage: redist-run --src LAYOUT --dst LAYOUT [--region RxC@i,j->k,l] "
                          "[--type double|float|cdouble|cfloat|int] [--batch K] [--repeat N] "
-                         "[--relabel] [--verify] [--json FILE] [--dot FILE]"};
+                         "[--relabel] [--verify] [--json FILE] [--dot FILE] [--op n|t|c] "
+                         "[--alpha A] [--beta B] [--uplo l|u] [--diag n|u] [--count K]"};
       } else {
         throw UsageError{a, "unknown option"};
       }
@@ -178,6 +226,12 @@ Options parse(int argc, char** argv, int comm_size) {
   }
   if (!have_src) throw UsageError{"--src", "missing (required)"};
   if (!have_dst) throw UsageError{"--dst", "missing (required)"};
+  if (seen.count("--diag") && !seen.count("--uplo"))
+    throw UsageError{"--diag", "needs --uplo (the diagonal of which triangle?)"};
+  if (o.type == "int")
+    for (const auto& [arg, v] : {std::pair{"--alpha", o.alpha}, std::pair{"--beta", o.beta}})
+      if (v != std::trunc(v) || std::abs(v) > 1 << 30)
+        throw UsageError{arg, "must be an integer for --type int, got " + std::to_string(v)};
   o.dst = with_source(o.dst, o.src);  // a synth target is built from --src (Algorithm 2)
   if (o.relabel && o.dst.storage == StorageKind::scalapack)
     throw UsageError{"--relabel",
@@ -201,15 +255,17 @@ Options parse(int argc, char** argv, int comm_size) {
       throw UsageError{arg, strip(e.what(), arg) + " ('" + s->text + "')"};
     }
   }
+  const bool t = o.op != Op::none;
   if (!o.region)
-    o.region = Region{{std::min(o.src.extent.rows, o.dst.extent.rows),
-                       std::min(o.src.extent.cols, o.dst.extent.cols)},
+    o.region = Region{{std::min(o.src.extent.rows, t ? o.dst.extent.cols : o.dst.extent.rows),
+                       std::min(o.src.extent.cols, t ? o.dst.extent.rows : o.dst.extent.cols)},
                       {0, 0},
                       {0, 0}};
   try {
-    validate_region(*o.region, make_shape(o.src), make_shape(o.dst));
+    validate_region(*o.region, make_shape(o.src), make_shape(o.dst), o.op);
   } catch (const region_error& e) {
-    throw UsageError{"--region", to_string(*o.region) + ": " + strip(e.what(), "--region")};
+    throw UsageError{"--region", to_string(*o.region) + (t ? " (transposed by --op)" : "") + ": " +
+                                     strip(e.what(), "--region")};
   }
   return o;
 }
@@ -250,6 +306,18 @@ struct Values<std::complex<float>> {  // distinct for up to 2^48 elements
   static std::complex<float> sentinel() { return {-1.0f, -1.0f}; }
 };
 
+/// The target's value before the move (--verify): unlike any source value, so that an
+/// element written by mistake, or not written, shows.
+template <class T>
+T initial_value(std::uint64_t k) {
+  if constexpr (std::is_same_v<T, int>)
+    return -static_cast<int>(k & 0x3fffffffu) - 2;
+  else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return -Values<T>::at(k) - T(2);
+  else
+    return T(-Values<typename T::value_type>::at(k) - 2, Values<typename T::value_type>::at(k));
+}
+
 template <class T>
 std::string show(const T& v) {
   std::ostringstream os;
@@ -282,31 +350,48 @@ std::string json_array(const std::vector<V>& v) {
   return os.str();
 }
 
-/// Runs, times, verifies and reports with concrete matrix types. Returns the exit status.
+/// Runs, times, verifies and reports with concrete matrix types (o.count matrices of each
+/// side). Returns the exit status.
 template <class T, class SrcMatrix, class DstMatrix>
-int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, DstMatrix& B) {
+int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcMatrix*> A,
+        std::vector<DstMatrix*> B) {
   const int me = comm.rank(), np = comm.size();
   const Region region = *o.region;
-  const index_t src_cols = o.src.extent.cols;
-  const auto value = [&](ElementIndex e) {
-    return Values<T>::at(static_cast<std::uint64_t>(e.i) * static_cast<std::uint64_t>(src_cols) +
+  const std::uint64_t src_cols = static_cast<std::uint64_t>(o.src.extent.cols);
+  const std::uint64_t dst_cols = static_cast<std::uint64_t>(o.dst.extent.cols);
+  const std::uint64_t src_size = static_cast<std::uint64_t>(o.src.extent.rows) * src_cols;
+  // Matrix k's source element e: distinct over all k (as far as the type allows).
+  const auto value = [&](std::size_t k, ElementIndex e) {
+    return Values<T>::at(k * src_size + static_cast<std::uint64_t>(e.i) * src_cols +
                          static_cast<std::uint64_t>(e.j));
   };
-  if (o.verify) {
-    A.for_each_element([&](ElementIndex e, T& v) { v = value(e); });
-    B.for_each_element([&](ElementIndex, T& v) { v = Values<T>::sentinel(); });
-  }
+  const auto initial = [&](ElementIndex e) {
+    return initial_value<T>(static_cast<std::uint64_t>(e.i) * dst_cols +
+                            static_cast<std::uint64_t>(e.j));
+  };
+  const Transform<T> transform{o.op, static_cast<T>(o.alpha), static_cast<T>(o.beta), o.triangle};
+  const auto fill = [&] {
+    for (std::size_t k = 0; k < A.size(); ++k) {
+      A[k]->for_each_element([&](ElementIndex e, T& v) { v = value(k, e); });
+      B[k]->for_each_element([&](ElementIndex e, T& v) { v = initial(e); });
+    }
+  };
+  if (o.verify) fill();
 
   PlanOptions popt;
   popt.batch = o.batch;
+  std::vector<Part<SrcMatrix, DstMatrix>> parts;
+  for (std::size_t k = 0; k < A.size(); ++k) parts.push_back(Part{A[k], B[k], region});
   comm.barrier();
   boost::mpi::timer plan_timer;
-  Redistributor<SrcMatrix, DstMatrix> R(A, B, comm, region, popt);  // throws on every rank
+  Redistributor<SrcMatrix, DstMatrix> R(parts, comm, transform, popt);  // throws on every rank
   const double plan_time =
       boost::mpi::all_reduce(comm, plan_timer.elapsed(), boost::mpi::maximum<double>());
 
   std::vector<double> times;
   for (int k = 0; k < o.repeat; ++k) {
+    // With beta != 0 the target is read: each timed run starts from the known target.
+    if (o.verify && transform.beta != T(0)) fill();
     comm.barrier();
     const double t0 = MPI_Wtime();
     R.redistribute();
@@ -316,24 +401,35 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
   const double t_min = *std::min_element(times.begin(), times.end());
   const double t_med = median(times);
 
-  // Verification: every target element, inside the region equal to the source, outside
-  // untouched.
+  // Verification: every target element of every matrix; inside the region (or its
+  // triangle) alpha * op(source) + beta * initial, outside untouched.
   index_t bad = 0, checked = 0;
   std::vector<std::string> first_bad;
   if (o.verify) {
     const ElementIndex d0 = region.dst_origin, s0 = region.src_origin;
-    B.for_each_element([&](ElementIndex e, T& v) {
-      const bool in = e.i >= d0.i && e.i < d0.i + region.extent.rows && e.j >= d0.j &&
-                      e.j < d0.j + region.extent.cols;
-      const T want = in ? value({e.i - d0.i + s0.i, e.j - d0.j + s0.j}) : Values<T>::sentinel();
-      ++checked;
-      if (!(v == want)) {
-        if (++bad <= 5)
-          first_bad.push_back("rank " + std::to_string(me) + ": target (" + std::to_string(e.i) +
-                              ", " + std::to_string(e.j) + ") = " + show(v) + ", expected " +
-                              show(want) + (in ? "" : " (outside the region)"));
-      }
-    });
+    const Extents ext = target_extent(region, o.op);
+    for (std::size_t k = 0; k < B.size(); ++k)
+      B[k]->for_each_element([&](ElementIndex e, T& v) {
+        const index_t x = e.i - d0.i, y = e.j - d0.j;
+        const bool in = x >= 0 && y >= 0 && x < ext.rows && y < ext.cols && o.triangle.keeps(x, y);
+        T want = initial(e);
+        if (in) {
+          T a = value(k, o.op == Op::none ? ElementIndex{s0.i + x, s0.j + y}
+                                          : ElementIndex{s0.i + y, s0.j + x});
+          if constexpr (redist::detail::is_complex<T>::value)
+            if (o.op == Op::conj_transpose) a = std::conj(a);
+          want = transform.beta == T(0) ? T(transform.alpha * a)
+                                        : T(transform.alpha * a + transform.beta * want);
+        }
+        ++checked;
+        if (!(v == want)) {
+          if (++bad <= 5)
+            first_bad.push_back("rank " + std::to_string(me) + ": matrix " + std::to_string(k) +
+                                " target (" + std::to_string(e.i) + ", " + std::to_string(e.j) +
+                                ") = " + show(v) + ", expected " + show(want) +
+                                (in ? "" : " (outside the region)"));
+        }
+      });
   }
   const index_t bad_total = boost::mpi::all_reduce(comm, bad, std::plus<index_t>());
   const index_t checked_total = boost::mpi::all_reduce(comm, checked, std::plus<index_t>());
@@ -367,17 +463,23 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
 
   std::printf("redist-run: %d ranks, type %s (%zu bytes)\n", np, o.type.c_str(), sizeof(T));
   std::printf("  src     %s (%lldx%lld tiles, %d ranks)\n", to_string(o.src).c_str(),
-              static_cast<long long>(A.layout().tiles().rows),
-              static_cast<long long>(A.layout().tiles().cols), A.layout().ranks());
+              static_cast<long long>(A[0]->layout().tiles().rows),
+              static_cast<long long>(A[0]->layout().tiles().cols), A[0]->layout().ranks());
   std::printf("  dst     %s (%lldx%lld tiles, %d ranks)\n", to_string(o.dst).c_str(),
-              static_cast<long long>(B.layout().tiles().rows),
-              static_cast<long long>(B.layout().tiles().cols), B.layout().ranks());
+              static_cast<long long>(B[0]->layout().tiles().rows),
+              static_cast<long long>(B[0]->layout().tiles().cols), B[0]->layout().ranks());
   std::printf("  region  %s\n", to_string(region).c_str());
-  print_layout_report(stdout, layout_report(A.layout(), B.layout(), region, np));
-  if constexpr (requires { B.layout().distribution().rank_of_role(); }) {
+  if (o.op != Op::none || o.alpha != 1 || o.beta != 0 || o.triangle.masks())
+    std::printf("  transform op %s, alpha %g, beta %g, uplo %s, diag %s\n", op_name(o.op), o.alpha,
+                o.beta, uplo_name(o.triangle.uplo), o.triangle.diag == Diag::unit ? "u" : "n");
+  if (o.count > 1)
+    std::printf("  count   %lld matrices in one exchange\n", static_cast<long long>(o.count));
+  if (o.op == Op::none && !o.triangle.masks())
+    print_layout_report(stdout, layout_report(A[0]->layout(), B[0]->layout(), region, np));
+  if constexpr (requires { B[0]->layout().distribution().rank_of_role(); }) {
     if (o.relabel) {
       std::printf("  relabel target role -> rank:");
-      const auto& perm = B.layout().distribution().rank_of_role();
+      const auto& perm = B[0]->layout().distribution().rank_of_role();
       for (std::size_t r = 0; r < perm.size(); ++r) std::printf(" %zu->%d", r, perm[r]);
       std::printf("\n");
     }
@@ -428,6 +530,12 @@ int run(const Options& o, const boost::mpi::communicator& comm, SrcMatrix& A, Ds
         << "], \"dst_origin\": [" << region.dst_origin.i << ", " << region.dst_origin.j
         << "], \"text\": " << json_string(to_string(region)) << "},\n"
         << "  \"type\": " << json_string(o.type) << ",\n"
+        << "  \"op\": " << json_string(op_name(o.op)) << ",\n"
+        << "  \"alpha\": " << o.alpha << ",\n"
+        << "  \"beta\": " << o.beta << ",\n"
+        << "  \"uplo\": " << json_string(uplo_name(o.triangle.uplo)) << ",\n"
+        << "  \"diag\": " << json_string(o.triangle.diag == Diag::unit ? "u" : "n") << ",\n"
+        << "  \"count\": " << o.count << ",\n"
         << "  \"element_bytes\": " << sizeof(T) << ",\n"
         << "  \"batch\": " << R.plan().batch << ",\n"
         << "  \"batches\": " << R.plan().batches << ",\n"
@@ -463,37 +571,43 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
   const int me = comm.rank(), np = comm.size();
   // Building the matrices allocates on each rank alone; a rank that cannot (storage_error)
   // must not leave the others in the Redistributor's collectives: every rank throws the
-  // lowest failing rank's error.
-  const auto build = [&](auto& matrix, auto&&... args) {
-    redist::detail::collectively(comm, [&] { matrix.emplace(args...); });
-    return std::ref(*matrix);
+  // lowest failing rank's error. o.count matrices per side, pointers out.
+  const auto build = [&](auto& list, auto&&... args) {
+    using M = typename std::decay_t<decltype(list)>::value_type::element_type;
+    redist::detail::collectively(comm, [&] {
+      for (index_t k = 0; k < o.count; ++k) list.push_back(std::make_unique<M>(args...));
+    });
+    std::vector<M*> out;
+    for (auto& m : list) out.push_back(m.get());
+    return out;
   };
   // The four storage combinations; tile storage packs the owned tiles in one allocation.
-  const auto with_dst = [&](auto& A) {
+  const auto with_dst = [&](const auto& A) {
     if (o.dst.storage == StorageKind::scalapack) {
-      std::optional<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>> B;
-      build(B, make_block_cyclic_layout(o.dst, "--dst"), ScalapackColumnMajor<>{}, me);
-      return run<T>(o, comm, A, *B);
+      std::vector<std::unique_ptr<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>>> B;
+      const auto b =
+          build(B, make_block_cyclic_layout(o.dst, "--dst"), ScalapackColumnMajor<>{}, me);
+      return run<T>(o, comm, A, b);
     }
     const TileMatrixLayout base = make_layout(o.dst, np);
     std::vector<int> perm(static_cast<std::size_t>(np));
     std::iota(perm.begin(), perm.end(), 0);
     // Every rank computes the same volumes and so the same permutation.
-    if (o.relabel) perm = best_relabeling(transfer_volumes(A.layout(), base, *o.region, np), np);
+    if (o.relabel)
+      perm = best_relabeling(transfer_volumes(A[0]->layout(), base, *o.region, np), np);
     const RelabeledLayout relabeled{base.shape(),
                                     Relabeled<SpecDistribution>(base.distribution(), perm)};
-    std::optional<TiledMatrix<T, RelabeledLayout, SpecPlacement>> B;
-    build(B, relabeled, make_placement(o.dst), me);
-    return run<T>(o, comm, A, *B);
+    std::vector<std::unique_ptr<TiledMatrix<T, RelabeledLayout, SpecPlacement>>> B;
+    const auto b = build(B, relabeled, make_placement(o.dst), me);
+    return run<T>(o, comm, A, b);
   };
   if (o.src.storage == StorageKind::scalapack) {
-    std::optional<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>> A;
-    build(A, make_block_cyclic_layout(o.src, "--src"), ScalapackColumnMajor<>{}, me);
-    return with_dst(*A);
+    std::vector<std::unique_ptr<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>>> A;
+    return with_dst(
+        build(A, make_block_cyclic_layout(o.src, "--src"), ScalapackColumnMajor<>{}, me));
   }
-  std::optional<TiledMatrix<T, TileMatrixLayout, SpecPlacement>> A;
-  build(A, make_layout(o.src, np), make_placement(o.src), me);
-  return with_dst(*A);
+  std::vector<std::unique_ptr<TiledMatrix<T, TileMatrixLayout, SpecPlacement>>> A;
+  return with_dst(build(A, make_layout(o.src, np), make_placement(o.src), me));
 }
 
 int dispatch(const Options& o, const boost::mpi::communicator& comm) {
@@ -542,6 +656,12 @@ void agree_on_inputs(const boost::mpi::communicator& world, const std::optional<
                                    value_item("--repeat", o->repeat),
                                    value_item("--verify", o->verify),
                                    value_item("--relabel", o->relabel),
+                                   value_item("--op", static_cast<index_t>(o->op)),
+                                   {"--alpha", redist::detail::bytes_fingerprint(o->alpha)},
+                                   {"--beta", redist::detail::bytes_fingerprint(o->beta)},
+                                   value_item("--uplo", static_cast<index_t>(o->triangle.uplo)),
+                                   value_item("--diag", static_cast<index_t>(o->triangle.diag)),
+                                   value_item("--count", o->count),
                                });
 }
 

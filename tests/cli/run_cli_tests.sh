@@ -74,7 +74,13 @@ assert sum(j["bytes"]["sent"]) == sum(j["bytes"]["recv"])
 assert j["verified"] is True
 r = j["region"]
 assert j["verified_elements"] > 0
-assert sum(j["bytes"]["recv"]) + sum(j["bytes"]["local"]) == r["rows"] * r["cols"] * j["element_bytes"]
+# Kept elements: the region, or its trapezoid (in the target rectangle, C x R when
+# transposed), times the matrices moved in one exchange.
+rows, cols = (r["cols"], r["rows"]) if j.get("op", "n") != "n" else (r["rows"], r["cols"])
+d = 1 if j.get("diag") == "u" else 0
+keep = {"all": lambda x, y: True, "l": lambda x, y: x - y >= d, "u": lambda x, y: y - x >= d}
+kept = sum(1 for x in range(rows) for y in range(cols) if keep[j.get("uplo", "all")](x, y))
+assert sum(j["bytes"]["recv"]) + sum(j["bytes"]["local"]) == j.get("count", 1) * kept * j["element_bytes"]
 assert j["time_s"]["min"] <= j["time_s"]["median"]
 for k in ("src", "dst", "type", "batch", "plan_time_s", "bandwidth"):
     assert k in j, k
@@ -110,6 +116,14 @@ expect_ok 4 --src 256x256/32x32/bc:2x2:2x1/scalapack --dst 240x260/30x20/random:
 expect_ok 4 --src 128x128/8x8/band:1:1x4:2x2 --dst 128x128/1x1/bc:4x1 --type int
 expect_ok 4 --src 100x100/10x10/bc:1x1 --dst 100x100/13x7/bc:2x2/scalapack --region '0x50@0,0->0,0'
 
+# Transform while moving (--op, --alpha, --beta), triangles (--uplo, --diag), several
+# matrices in one exchange (--count): every element of every target checked.
+expect_ok 2 --src 300x200/16x16/bc:1x2 --dst 200x300/10x10/bc:2x1 --op t --alpha 2 --beta 0.5
+expect_ok 3 --src 120x90/7x5/bc:3x1 --dst 130x140/9x4/bc:1x3/scalapack \
+  --region '80x60@3,4->10,20' --op c --type cdouble --uplo l --diag u --count 3 --beta -1
+expect_ok 4 --src 100x100/10x10/bc:2x2 --dst 100x100/8x8/bc:4x1 --uplo u --type int --alpha 3
+expect_ok 1 --src 64x64/4x4/bc:1x1 --dst 64x64/5x5/bc:1x1/scalapack --count 2 --op t --type float
+
 # --relabel: the chosen target roles keep more bytes local than the identity, still verified.
 local_bytes() { python3 -c "import json,sys; print(sum(json.load(open(sys.argv[1]))['bytes']['local']))" "$1"; }
 relabel_args=(--src 400x400/20x20/random:1 --dst 400x400/40x40/random:2 --repeat 1)
@@ -127,6 +141,13 @@ grep -q "Receive" "$dot" || fail "--dot: no Receive task in the graph"
 grep -q "digraph" "$dot" || fail "--dot: not a Graphviz digraph"
 
 # --- bad input: exit 2 on every rank, one line naming the argument ---------------------------
+expect_usage 2 --region --src 100x50/10x10/bc:2x1 --dst 100x40/10x10/bc:1x2 --op t --region 100x50
+expect_usage 1 --op --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --op x
+expect_usage 1 --diag --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --diag u
+expect_usage 1 --uplo --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --uplo lower
+expect_usage 1 --alpha --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --type int --alpha 1.5
+expect_usage 1 --beta --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --beta nan
+expect_usage 1 --count --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --count 0
 expect_usage 1 --src --src 8192x8192/256x256 --dst 8x8/2x2/bc:1x1
 expect_usage 1 --region --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --region '5x5@6,0->0,0'
 for np in 3; do
