@@ -7,7 +7,7 @@
 ///
 /// Suites: standard (four fixed cases), categories (Fig. 9), scatter-gather (Fig. 10/11),
 /// random (Fig. 12), plan-scaling (planning cost of one rank), here; small-blocks,
-/// threads, network, overlap, phase-change in suites_*.cpp; all. See bench/README.md.
+/// threads, network, overlap, phase-change, transform in suites_*.cpp; all. See bench/README.md.
 
 #include <unistd.h>
 
@@ -205,7 +205,7 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
 
 const std::vector<std::string> suite_names{
     "standard", "categories", "scatter-gather", "random",       "plan-scaling", "small-blocks",
-    "threads",  "network",    "overlap",        "phase-change", "all"};
+    "threads",  "network",    "overlap",        "phase-change", "transform",    "all"};
 
 int usage(const char* argv0) {
   std::string names;
@@ -305,6 +305,7 @@ int main(int argc, char** argv) {
   if (all || o.suite == "network") suite_network(world, o, report);
   if (all || o.suite == "overlap") suite_overlap(world, o, report);
   if (all || o.suite == "phase-change") suite_phase_change(world, o, report);
+  if (all || o.suite == "transform") suite_transform(world, o, report);
 
   const long bad = report.mismatches;
   if (root && !report.results.empty())
