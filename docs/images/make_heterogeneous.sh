@@ -97,43 +97,39 @@ set tics out nomirror scale 0.5
 set palette defined (-1 "white", -0.5 "white", -0.5 "#a6cee3", 0.5 "#a6cee3", 0.5 "#1f78b4", \
                      1.5 "#1f78b4", 1.5 "#fdbf6f", 2.5 "#fdbf6f", 2.5 "#e31a1c", 3.5 "#e31a1c")
 set cbrange [-1:3.5]
-map(f) = sprintf("%s", f)
+# @row: one multiplot of the n panels F[k] (matrix files) titled T[k], under `title`.
+n = 0
+array F[4]
+array T[4]
+row = "set multiplot layout 1,n title title; do for [k=1:n] { set title T[k]; plot F[k] matrix with image }; unset multiplot"
 
 set output "phases.png"
 set xrange [-0.5:49.5]; set yrange [49.5:-0.5]
-set multiplot layout 1,3 title "Lower triangle of 50 x 50 tiles; ranks 0, 1 (blue) CPU-only, 2, 3 (orange, red) with GPUs"
-set title "generation, independent 2x2 block-cyclic\n(890 tiles move to the factorization)"
-plot "phase_bc.dat" matrix with image
-set title "factorization, 1D-1D, powers 8 8 89 90\n(60 60 565 590 tiles)"
-plot "phase_fact.dat" matrix with image
-set title "generation, Algorithm 2, 318 319 319 319 tiles\n(517 tiles move: the lower bound)"
-plot "phase_gen.dat" matrix with image
-unset multiplot
+n = 3
+F[1] = "phase_bc.dat";   T[1] = "generation, independent 2x2 block-cyclic\n(890 tiles move to the factorization)"
+F[2] = "phase_fact.dat"; T[2] = "factorization, 1D-1D, powers 8 8 89 90\n(60 60 565 590 tiles)"
+F[3] = "phase_gen.dat";  T[3] = "generation, Algorithm 2, 318 319 319 319 tiles\n(517 tiles move: the lower bound)"
+title = "Lower triangle of 50 x 50 tiles; ranks 0, 1 (blue) CPU-only, 2, 3 (orange, red) with GPUs"
+@row
 
 set output "layouts.png"
 set xrange [-0.5:23.5]; set yrange [23.5:-0.5]
-set multiplot layout 1,3 title "24 x 24 tiles, 4 ranks (light blue 0, blue 1, orange 2, red 3)"
-set title "Heterogeneous1D rows, powers 1 2 3 4"
-plot "layout_1d.dat" matrix with image
-set title "HeterogeneousGrid (1D-1D) 2x2, powers 1 1 4 4"
-plot "layout_1d1d.dat" matrix with image
-set title "... constrained: last 6 rows and columns on ranks 2, 3"
-plot "layout_tail.dat" matrix with image
-unset multiplot
+F[1] = "layout_1d.dat";   T[1] = "Heterogeneous1D rows, powers 1 2 3 4"
+F[2] = "layout_1d1d.dat"; T[2] = "HeterogeneousGrid (1D-1D) 2x2, powers 1 1 4 4"
+F[3] = "layout_tail.dat"; T[3] = "... constrained: last 6 rows and columns on ranks 2, 3"
+title = "24 x 24 tiles, 4 ranks (light blue 0, blue 1, orange 2, red 3)"
+@row
 
 set terminal pngcairo size 1600,470 font "Sans,12" noenhanced
 set output "devices.png"
 set xrange [-0.5:15.5]; set yrange [15.5:-0.5]
-set multiplot layout 1,4 title "Devices of rank 0's tiles (2 x 2 block-cyclic, 16 x 16 tiles; white: other ranks)"
-set title "row_cyclic(4): m mod 4\n(rank 0 has even m: devices 0, 2 only)"
-plot "dev_row.dat" matrix with image
-set title "two_level(2, 2, 2, 2)"
-plot "dev_two.dat" matrix with image
-set title "random(4, seed 1)"
-plot "dev_random.dat" matrix with image
-set title "load_based(4, skew 1/1.2)"
-plot "dev_load.dat" matrix with image
-unset multiplot
+n = 4
+F[1] = "dev_row.dat";    T[1] = "row_cyclic(4): m mod 4\n(rank 0 has even m: devices 0, 2 only)"
+F[2] = "dev_two.dat";    T[2] = "two_level(2, 2, 2, 2)"
+F[3] = "dev_random.dat"; T[3] = "random(4, seed 1)"
+F[4] = "dev_load.dat";   T[4] = "load_based(4, skew 1/1.2)"
+title = "Devices of rank 0's tiles (2 x 2 block-cyclic, 16 x 16 tiles; white: other ranks)"
+@row
 GP
 (cd "$work" && gnuplot plot.gp)
 cp "$work/phases.png" "$out/heterogeneous_phases.png"
