@@ -240,50 +240,12 @@ class AxisGroups {
     src_begin_ = src.tile_of(r.src_origin);
     src_end_ = src.tile_of(r.src_origin + r.length - 1) + 1;
 
-    std::vector<char> kept(classes);
+    ScanState state;
+    state.shift = r.shift();
+    state.kept.resize(classes);
     for (int cs = 0; cs < pattern.src_extent; ++cs)
-      for (int ct = 0; ct < pattern.dst_extent; ++ct) kept[class_of(cs, ct)] = keep(cs, ct) ? 1 : 0;
-
-    // Groups in order of their first piece, with their class; one open group per key.
-    std::vector<PieceGroup> open_groups;
-    std::vector<std::size_t> open_class;
-    std::unordered_map<Key, std::size_t, KeyHash> open;
-    const index_t shift = r.shift();
-    index_t piece = 0;
-    const auto scan = [&](index_t k_begin, index_t k_end) {
-      for (index_t k = k_begin; k < k_end; ++k) {
-        const index_t tile_begin = dst.begin(k);
-        const int ct = static_cast<int>(dst_coord(k));
-        REDIST_EXPECTS(0 <= ct && ct < pattern.dst_extent);
-        const index_t n = for_each_piece(src, dst, r, k, [&](const Piece& p) {
-          const int cs = static_cast<int>(src_coord(p.src_tile));
-          REDIST_EXPECTS(0 <= cs && cs < pattern.src_extent);
-          index_t& first_src = first_src_tile_[static_cast<std::size_t>(cs)];
-          if (first_src < 0) first_src = p.src_tile;
-          const std::size_t c = class_of(cs, ct);
-          if (kept[c]) {
-            const index_t dst_start = tile_begin + p.dst_offset, src_start = dst_start + shift;
-            const Key key{c,
-                          phase(p.src_tile, pattern.src_period),
-                          phase(p.dst_tile, pattern.dst_period),
-                          p.src_offset,
-                          p.dst_offset,
-                          p.length};
-            const auto [it, inserted] = open.try_emplace(key, open_groups.size());
-            if (inserted || !extend_group(open_groups[it->second], p, piece, src_start)) {
-              it->second = open_groups.size();
-              open_groups.push_back(single_group(p, piece, src_start, dst_start));
-              open_class.push_back(c);
-            }
-          }
-          ++piece;
-        });
-        dst_pieces_[static_cast<std::size_t>(ct)]
-                   [static_cast<std::size_t>(std::min<index_t>(n, 3) - 1)] += 1;
-        index_t& first_dst = first_dst_tile_[static_cast<std::size_t>(ct)];
-        if (first_dst < 0) first_dst = k;
-      }
-    };
+      for (int ct = 0; ct < pattern.dst_extent; ++ct)
+        state.kept[class_of(cs, ct)] = keep(cs, ct) ? 1 : 0;
 
     // Tiles after the first and before the last are not clipped by the region: there
     // the pattern repeats every `period` elements = `per_tiles` target tiles.
@@ -292,53 +254,14 @@ class AxisGroups {
     const index_t per_tiles = period > 0 ? period / pattern.dst_tile : 0;
     if (per_tiles > 0 && dst_begin_ + 1 + 2 * per_tiles <= dst_end_ - 1) {
       const index_t w_begin = dst_begin_ + 1, w_end = w_begin + per_tiles;
-      scan(dst_begin_, w_begin);
+      scan(src, dst, r, src_coord, dst_coord, state, dst_begin_, w_begin);
       const auto tiles_before = dst_pieces_;
-      const index_t piece_before = piece;
-      scan(w_begin, w_end);
-      k = w_end;
-      const index_t per_pieces = piece - piece_before;
-      const index_t jumps = (dst_end_ - 1 - w_end) / per_tiles;
-      const index_t src_step = period / pattern.src_tile, dst_step = per_tiles;
-      // Every key seen in the period is open and ends there; one period earlier it had
-      // the same piece or none (its first member). Checked before anything changes.
-      const auto ends_in_period = [&](const PieceGroup& g) {
-        return g.first_piece + (g.count - 1) * g.piece_step >= piece_before;
-      };
-      bool repeats = true;
-      for (const auto& [key, g] : open) {
-        const PieceGroup& grp = open_groups[g];
-        if (ends_in_period(grp) && grp.count > 1)
-          repeats = repeats && grp.stride == period && grp.piece_step == per_pieces &&
-                    grp.src_tile_step == src_step && grp.dst_tile_step == dst_step;
-      }
-      if (repeats && jumps > 0) {
-        for (const auto& [key, g] : open) {
-          PieceGroup& grp = open_groups[g];
-          if (!ends_in_period(grp)) continue;
-          grp.piece_step = per_pieces;
-          grp.stride = period;
-          grp.src_tile_step = src_step;
-          grp.dst_tile_step = dst_step;
-          grp.count += jumps;
-        }
-        piece += jumps * per_pieces;
-        for (std::size_t c = 0; c < dst_pieces_.size(); ++c)
-          for (std::size_t a = 0; a < 3; ++a)
-            dst_pieces_[c][a] += jumps * (dst_pieces_[c][a] - tiles_before[c][a]);
-        k = w_end + jumps * per_tiles;
-      }
+      const index_t piece_before = state.piece;
+      scan(src, dst, r, src_coord, dst_coord, state, w_begin, w_end);
+      k = skip_periods(state, tiles_before, piece_before, w_end, period, per_tiles);
     }
-    scan(k, dst_end_);
-    pieces_ = piece;
-
-    // Stable counting sort by class: (class, first_piece) order.
-    for (const std::size_t c : open_class) class_first_[c + 1] += 1;
-    for (std::size_t c = 0; c < classes; ++c) class_first_[c + 1] += class_first_[c];
-    groups_.resize(open_groups.size());
-    std::vector<index_t> next(class_first_.begin(), class_first_.end() - 1);
-    for (std::size_t g = 0; g < open_groups.size(); ++g)
-      groups_[static_cast<std::size_t>(next[open_class[g]]++)] = open_groups[g];
+    scan(src, dst, r, src_coord, dst_coord, state, k, dst_end_);
+    finish(state, classes);
   }
 
   /// Every kept group, sorted by (class, first_piece).
@@ -401,6 +324,126 @@ class AxisGroups {
   std::size_t class_of(int c_s, int c_t) const {
     return static_cast<std::size_t>(c_s) * static_cast<std::size_t>(pattern_.dst_extent) +
            static_cast<std::size_t>(c_t);
+  }
+
+  // The scan's working state: which classes are kept, the groups in order of their first
+  // piece with their class, one open group per key, and the next piece's AxisCut index.
+  struct ScanState {
+    index_t shift = 0;
+    index_t piece = 0;
+    std::vector<char> kept;
+    std::vector<PieceGroup> open_groups;
+    std::vector<std::size_t> open_class;
+    std::unordered_map<Key, std::size_t, KeyHash> open;
+  };
+
+  // The per-piece callback of scan(): a named function object, not a lambda. nvcc 13's
+  // front end (EDG) stops with an internal error (i_copy_expr_tree) on a capturing lambda
+  // passed to the constexpr for_each_piece inside a template when the result initialises
+  // a const local that std::min then reads; keep this a plain struct.
+  template <class SrcCoord>
+  struct PieceVisitor {
+    AxisGroups* self;
+    ScanState* state;
+    SrcCoord* src_coord;
+    int ct;
+    index_t tile_begin;
+    void operator()(const Piece& p) const {
+      self->add_piece(*state, static_cast<int>((*src_coord)(p.src_tile)), ct, tile_begin, p);
+    }
+  };
+
+  // Scans target tiles [k_begin, k_end): their pieces go to add_piece, their piece counts
+  // to dst_pieces_ and first_dst_tile_.
+  template <TileAxis SA, TileAxis TA, class SrcCoord, class DstCoord>
+  void scan(const SA& src, const TA& dst, const AxisRegion& r, SrcCoord& src_coord,
+            DstCoord& dst_coord, ScanState& state, index_t k_begin, index_t k_end) {
+    for (index_t k = k_begin; k < k_end; ++k) {
+      const index_t tile_begin = dst.begin(k);
+      const int ct = static_cast<int>(dst_coord(k));
+      REDIST_EXPECTS(0 <= ct && ct < pattern_.dst_extent);
+      const PieceVisitor<SrcCoord> visit{this, &state, &src_coord, ct, tile_begin};
+      const index_t n = for_each_piece(src, dst, r, k, visit);
+      dst_pieces_[static_cast<std::size_t>(ct)]
+                 [static_cast<std::size_t>(std::min<index_t>(n, 3) - 1)] += 1;
+      index_t& first_dst = first_dst_tile_[static_cast<std::size_t>(ct)];
+      if (first_dst < 0) first_dst = k;
+    }
+  }
+
+  // Piece p of a target tile with coordinate ct beginning at global target element
+  // tile_begin, its source tile having coordinate cs: opens or extends its group if its
+  // class is kept, and counts it.
+  void add_piece(ScanState& state, int cs, int ct, index_t tile_begin, const Piece& p) {
+    REDIST_EXPECTS(0 <= cs && cs < pattern_.src_extent);
+    index_t& first_src = first_src_tile_[static_cast<std::size_t>(cs)];
+    if (first_src < 0) first_src = p.src_tile;
+    const std::size_t c = class_of(cs, ct);
+    if (state.kept[c]) {
+      const index_t dst_start = tile_begin + p.dst_offset, src_start = dst_start + state.shift;
+      const Key key{c,
+                    phase(p.src_tile, pattern_.src_period),
+                    phase(p.dst_tile, pattern_.dst_period),
+                    p.src_offset,
+                    p.dst_offset,
+                    p.length};
+      const auto [it, inserted] = state.open.try_emplace(key, state.open_groups.size());
+      if (inserted || !extend_group(state.open_groups[it->second], p, state.piece, src_start)) {
+        it->second = state.open_groups.size();
+        state.open_groups.push_back(single_group(p, state.piece, src_start, dst_start));
+        state.open_class.push_back(c);
+      }
+    }
+    ++state.piece;
+  }
+
+  // After the scan of one period [w_end - per_tiles, w_end), whose first piece is
+  // piece_before and before which the tile counts were tiles_before: grows every group
+  // that ends in the period by the number of whole periods left before the last target
+  // tile, if they all repeat. Returns the target tile at which the scan resumes.
+  index_t skip_periods(ScanState& state, const std::vector<std::array<index_t, 3>>& tiles_before,
+                       index_t piece_before, index_t w_end, index_t period, index_t per_tiles) {
+    const index_t per_pieces = state.piece - piece_before;
+    const index_t jumps = (dst_end_ - 1 - w_end) / per_tiles;
+    const index_t src_step = period / pattern_.src_tile, dst_step = per_tiles;
+    // Every key seen in the period is open and ends there; one period earlier it had
+    // the same piece or none (its first member). Checked before anything changes.
+    const auto ends_in_period = [&](const PieceGroup& g) {
+      return g.first_piece + (g.count - 1) * g.piece_step >= piece_before;
+    };
+    bool repeats = true;
+    for (const auto& [key, g] : state.open) {
+      const PieceGroup& grp = state.open_groups[g];
+      if (ends_in_period(grp) && grp.count > 1)
+        repeats = repeats && grp.stride == period && grp.piece_step == per_pieces &&
+                  grp.src_tile_step == src_step && grp.dst_tile_step == dst_step;
+    }
+    if (!repeats || jumps <= 0) return w_end;
+    for (const auto& [key, g] : state.open) {
+      PieceGroup& grp = state.open_groups[g];
+      if (!ends_in_period(grp)) continue;
+      grp.piece_step = per_pieces;
+      grp.stride = period;
+      grp.src_tile_step = src_step;
+      grp.dst_tile_step = dst_step;
+      grp.count += jumps;
+    }
+    state.piece += jumps * per_pieces;
+    for (std::size_t c = 0; c < dst_pieces_.size(); ++c)
+      for (std::size_t a = 0; a < 3; ++a)
+        dst_pieces_[c][a] += jumps * (dst_pieces_[c][a] - tiles_before[c][a]);
+    return w_end + jumps * per_tiles;
+  }
+
+  // Sorts the scanned groups into groups_ by class, stably: (class, first_piece) order.
+  void finish(ScanState& state, std::size_t classes) {
+    pieces_ = state.piece;
+    for (const std::size_t c : state.open_class) class_first_[c + 1] += 1;
+    for (std::size_t c = 0; c < classes; ++c) class_first_[c + 1] += class_first_[c];
+    groups_.resize(state.open_groups.size());
+    std::vector<index_t> next(class_first_.begin(), class_first_.end() - 1);
+    for (std::size_t g = 0; g < state.open_groups.size(); ++g)
+      groups_[static_cast<std::size_t>(next[state.open_class[g]]++)] = state.open_groups[g];
   }
 
   AxisPattern pattern_;
