@@ -109,9 +109,11 @@ void suite_transform(const mpi::communicator& comm, const Options& o, Report& re
       Transform<double> t;
       t.triangle = redist::Triangle{redist::Uplo::lower};
       redist::Redistributor r(a[0], b, comm, whole, t);
-      res.variants.push_back(time_redist(
-          comm, o, "uplo_l", r, std::vector<ScalapackMatrix*>{&b},
-          [&](std::size_t, index_t i, index_t j) { return i >= j ? src_value(i, j) : sentinel; }));
+      res.variants.push_back(
+          time_redist(comm, o, "uplo_l", r, std::vector<ScalapackMatrix*>{&b},
+                      [&](std::size_t, index_t i, index_t j) {
+                        return t.triangle.keeps(i, j, {c.M, c.N}) ? src_value(i, j) : sentinel;
+                      }));
       const redist::PlanStats& s = r.plan().stats;
       const double moved = sum_over(comm, static_cast<double>(s.elements_sent + s.elements_local));
       bytes_pct = 100 * moved / (static_cast<double>(c.M) * static_cast<double>(c.N));

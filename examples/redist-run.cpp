@@ -411,7 +411,8 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
     for (std::size_t k = 0; k < B.size(); ++k)
       B[k]->for_each_element([&](ElementIndex e, T& v) {
         const index_t x = e.i - d0.i, y = e.j - d0.j;
-        const bool in = x >= 0 && y >= 0 && x < ext.rows && y < ext.cols && o.triangle.keeps(x, y);
+        const bool in =
+            x >= 0 && y >= 0 && x < ext.rows && y < ext.cols && o.triangle.keeps(x, y, ext);
         T want = initial(e);
         if (in) {
           T a = value(k, o.op == Op::none ? ElementIndex{s0.i + x, s0.j + y}

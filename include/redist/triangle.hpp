@@ -1,19 +1,23 @@
 #pragma once
 /// @file triangle.hpp
-/// Triangle: the part of a region that moves, as ScaLAPACK's pxtrmr2d selects it. In
-/// region coordinates (x, y), x the row and y the column relative to the region's
-/// target rectangle (op(A)'s coordinates, transform.hpp):
+/// Triangle: the part of a region that moves, exactly as ScaLAPACK's pxtrmr2d selects it.
+/// In region coordinates (x, y), x the row and y the column relative to the region's
+/// target rectangle of R x C elements (op(A)'s coordinates, transform.hpp):
 ///
-///   uplo = lower:  x - y >= d        uplo = upper:  y - x >= d       d = 1 for unit
-///                                                                    (no diagonal), else 0
-///   lower, 5 x 4:   x . . .          upper, 4 x 5:   x x x x x
-///                   x x . .                          . x x x x
-///                   x x x .                          . . x x x
-///                   x x x x                          . . . x x
-///                   x x x x
+///   uplo = lower:  x - y >= d - max(C - R, 0)     d = 1 for diag = unit (no diagonal),
+///   uplo = upper:  y - x >= d - max(R - C, 0)         else 0
 ///
-/// A region that is not square moves its trapezoid, as pxtrmr2d does. Only the kept
-/// elements travel; the plan's bytes and categories count only them
+/// so the diagonal starts in the top-left corner, except for a lower trapezoid wider
+/// than tall and an upper one taller than wide, whose diagonal ends in the bottom-right
+/// corner (pxtrmr2d's rule, REDIST/SRC/p?trmr2.c):
+///
+///   lower 5 x 4:  x . . .    upper 4 x 5:  x x x x x    upper 5 x 3:  x x x
+///                 x x . .                  . x x x x                  x x x
+///                 x x x .                  . . x x x                  x x x
+///                 x x x x                  . . . x x                  . x x
+///                 x x x x                                             . . x
+///
+/// Only the kept elements travel; the plan's bytes and categories count only them
 /// (plan/triangle_mask.hpp).
 
 #include <cstdint>
@@ -31,36 +35,43 @@ struct Triangle {
   Diag diag = Diag::non_unit;
 
   constexpr bool masks() const { return uplo != Uplo::all; }
-  /// Whether region element (x, y) moves.
-  constexpr bool keeps(index_t x, index_t y) const {
+  /// The least x - y (lower) or y - x (upper) kept in a region of extent e (see the
+  /// file comment).
+  constexpr index_t bound(Extents e) const {
     const index_t d = diag == Diag::unit ? 1 : 0;
+    const index_t wide = e.cols > e.rows ? e.cols - e.rows : 0;
+    const index_t tall = e.rows > e.cols ? e.rows - e.cols : 0;
+    return uplo == Uplo::lower ? d - wide : d - tall;
+  }
+  /// Whether element (x, y) of a region of extent e moves.
+  constexpr bool keeps(index_t x, index_t y, Extents e) const {
     switch (uplo) {
       case Uplo::lower:
-        return x - y >= d;
+        return x - y >= bound(e);
       case Uplo::upper:
-        return y - x >= d;
+        return y - x >= bound(e);
       default:
         return true;
     }
   }
-  /// The rows of column y that move, [first, end) clipped to [0, rows).
-  constexpr std::pair<index_t, index_t> rows_of_column(index_t y, index_t rows) const {
-    const index_t d = diag == Diag::unit ? 1 : 0;
+  /// The rows of a column that move, [first, end) clipped to [0, rows), for a column
+  /// whose y - x is `shift` at its first row and a kept bound `b` (bound(e)).
+  constexpr std::pair<index_t, index_t> rows_kept(index_t shift, index_t rows, index_t b) const {
     const auto clip = [&](index_t v) { return v < 0 ? index_t{0} : (v > rows ? rows : v); };
     switch (uplo) {
-      case Uplo::lower:
-        return {clip(y + d), rows};
-      case Uplo::upper:
-        return {0, clip(y - d + 1)};
+      case Uplo::lower:  // x - y >= b with x = row - shift: row >= shift + b
+        return {clip(shift + b), rows};
+      case Uplo::upper:  // y - x >= b: row <= shift - b
+        return {0, clip(shift - b + 1)};
       default:
         return {0, rows};
     }
   }
-  /// Elements of a rows x cols region that move.
-  constexpr index_t elements(index_t rows, index_t cols) const {
+  /// Elements of a region of extent e that move.
+  constexpr index_t elements(Extents e) const {
     index_t n = 0;
-    for (index_t y = 0; y < cols; ++y) {
-      const auto [a, b] = rows_of_column(y, rows);
+    for (index_t y = 0; y < e.cols; ++y) {
+      const auto [a, b] = rows_kept(y, e.rows, bound(e));
       n += b > a ? b - a : 0;
     }
     return n;

@@ -30,7 +30,8 @@ index_t part_errors(const M& b, const Region& r, int k, const Transform<double>&
   const Extents ext = target_extent(r, t.op);
   b.for_each_element([&](ElementIndex e, double& v) {
     const index_t x = e.i - r.dst_origin.i, y = e.j - r.dst_origin.j;
-    const bool inside = x >= 0 && y >= 0 && x < ext.rows && y < ext.cols && t.triangle.keeps(x, y);
+    const bool inside =
+        x >= 0 && y >= 0 && x < ext.rows && y < ext.cols && t.triangle.keeps(x, y, ext);
     double want = -1.0;
     if (inside) {
       const ElementIndex s = t.op == Op::none

@@ -37,7 +37,7 @@ T expected_at(const Region& r, const Transform<T>& t, ElementIndex e) {
   const Extents ext = target_extent(r, t.op);
   const index_t a = e.i - r.dst_origin.i, b = e.j - r.dst_origin.j;
   if (a < 0 || b < 0 || a >= ext.rows || b >= ext.cols) return initial_at<T>(e);
-  if (!t.triangle.keeps(a, b)) return initial_at<T>(e);
+  if (!t.triangle.keeps(a, b, ext)) return initial_at<T>(e);
   const ElementIndex s = t.op == Op::none ? ElementIndex{r.src_origin.i + a, r.src_origin.j + b}
                                           : ElementIndex{r.src_origin.i + b, r.src_origin.j + a};
   T x = value_at<T>(s);

@@ -38,13 +38,14 @@ TEST_CASE("mpi: a triangle moves exactly its kept elements") {
         r.redistribute();
         index_t bad = 0;
         b.for_each_element([&](ElementIndex e, double& v) {
-          const bool inside = in_target(region, e) &&
-                              tri.keeps(e.i - region.dst_origin.i, e.j - region.dst_origin.j);
+          const bool inside =
+              in_target(region, e) &&
+              tri.keeps(e.i - region.dst_origin.i, e.j - region.dst_origin.j, region.extent);
           bad += !(v == (inside ? value_at<double>(source_of(region, e)) : -1.0));
         });
         CHECK(sum(comm, bad) == 0);
         const PlanStats& s = r.plan().stats;
-        const index_t kept = tri.elements(region.extent.rows, region.extent.cols);
+        const index_t kept = tri.elements(region.extent);
         CHECK(sum(comm, s.elements_received + s.elements_local) == kept);
         CHECK(sum(comm, s.elements_sent) == sum(comm, s.elements_received));
         // Roughly half of the region, as pxtrmr2d moves it.

@@ -52,7 +52,8 @@ constexpr index_t count_at_most(index_t x0, index_t s, index_t n, index_t t) {
   return a < n ? a : n;
 }
 
-/// For row members at x0 + a * s of length L and the columns [y, y + ly): the row
+/// For row members at x0 + a * s of length L and the columns [y, y + ly), with d the
+/// triangle's bound (Triangle::bound: lower keeps x - y >= d, upper y - x >= d): the row
 /// members wholly kept [kept.first, kept.second) and partly kept [part.first,
 /// part.second) (empty ranges have first == second).
 struct RowSplit {
@@ -60,9 +61,8 @@ struct RowSplit {
   friend constexpr bool operator==(const RowSplit&, const RowSplit&) = default;
 };
 
-constexpr RowSplit split_rows(const Triangle& tri, index_t x0, index_t s, index_t n, index_t L,
-                              index_t y, index_t ly) {
-  const index_t d = tri.diag == Diag::unit ? 1 : 0;
+constexpr RowSplit split_rows(const Triangle& tri, index_t d, index_t x0, index_t s, index_t n,
+                              index_t L, index_t y, index_t ly) {
   if (tri.uplo == Uplo::lower) {
     // Some element kept: x_a + L - 1 - y >= d; all: x_a - (y + ly - 1) >= d.
     const index_t any = first_at_least(x0, s, n, y + d - L + 1);
@@ -93,10 +93,11 @@ inline std::vector<BlockFamily> mask_message(CompactPlan& plan, const FamilyList
   for (index_t k = msg.first; k < msg.first + msg.count; ++k) {
     const BlockFamily f = d.families[static_cast<std::size_t>(k)];
     const PieceGroup rows = plan.rows(f), cols = plan.cols(f);
+    const index_t bound = tri.bound(r.extent);
     const index_t x0 = rows.dst_start - r.dst_origin.i;
     const index_t y0 = cols.dst_start - r.dst_origin.j;
     const auto split_of = [&](index_t b) {
-      return split_rows(tri, x0, rows.stride, rows.count, rows.length, y0 + b * cols.stride,
+      return split_rows(tri, bound, x0, rows.stride, rows.count, rows.length, y0 + b * cols.stride,
                         cols.length);
     };
     for (index_t b0 = 0, b1 = 0; b0 < cols.count; b0 = b1) {
@@ -112,7 +113,7 @@ inline std::vector<BlockFamily> mask_message(CompactPlan& plan, const FamilyList
         for (index_t a = sp.part.first; a < sp.part.second; ++a) {
           const index_t xa = x0 + a * rows.stride, yb = y0 + b * cols.stride;
           const auto kept = [&](index_t j) {
-            auto [lo, hi] = tri.rows_of_column(yb + j - xa, rows.length);
+            auto [lo, hi] = tri.rows_kept(yb + j - xa, rows.length, bound);
             return std::pair<index_t, index_t>{lo, hi};
           };
           for (index_t j0 = 0, j1 = 0; j0 < cols.length; j0 = j1) {
@@ -168,7 +169,7 @@ void mask_plan(CompactPlan& plan, const SrcLayout& src, const DstLayout& dst, co
     const index_t y1 =
         std::min(ds.cols().begin(t.n) + ds.cols().size(t.n), r.dst_origin.j + r.extent.cols) -
         r.dst_origin.j;
-    const RowSplit sp = split_rows(tri, x0, 1, 1, x1 - x0, y0, y1 - y0);
+    const RowSplit sp = split_rows(tri, tri.bound(r.extent), x0, 1, 1, x1 - x0, y0, y1 - y0);
     if (sp.kept.first == sp.kept.second && sp.part.first == sp.part.second) return;
     plan.stats.dst_tiles += 1;
     plan.stats.categories[static_cast<std::size_t>(
