@@ -52,6 +52,8 @@ struct Call {
   std::uint64_t operation = 0;
   PlanOptions plan{};
   ExecutionOptions execution{};
+  /// The trapezoid of p?trmr2d (Uplo::all: the whole sub-matrix, p?gemr2d).
+  Triangle triangle{};
 };
 
 namespace detail {
@@ -235,6 +237,14 @@ inline void report(const boost::mpi::communicator& comm, const Call& c, const st
 
 }  // namespace detail
 
+/// A problem every process of ICTXT finds alone, in an argument all are given alike
+/// (p?trmr2d's UPLO, DIAG): reported by the context's process 0, nothing collective.
+inline void report_alone(const Call& c, int ictxt, const std::string& what, int param) {
+  if (!grid_info(ictxt).inside()) return;
+  const boost::mpi::communicator comm(context_comm(ictxt), boost::mpi::comm_attach);
+  detail::report(comm, c, what, param);
+}
+
 /// Copies sub-matrix (c.ia, c.ja) of A to (c.ib, c.jb) of B, m x n, ScaLAPACK's
 /// p?gemr2d semantics; any error is reported (stderr, once) and every process returns.
 /// Collective over ICTXT. Exceptions never leave: an unexpected one (out of memory, an
@@ -294,7 +304,8 @@ void dispatch(const Call& c, const T* a, T* b) {
     const index_t lld_a = in_a ? c.desca[8] : 0, lld_b = in_b ? c.descb[8] : 0;
     scalapack::default_plan_cache()
         .acquire<T>(scalapack::PlanKey::of<T>(da, ga, db, gb, region, c.operation), pa, lld_a, pb,
-                    lld_b, comm, c.plan, c.execution)
+                    lld_b, comm, c.plan, c.execution,
+                    Transform<T>{Op::none, T(1), T(0), c.triangle})
         .redistribute();
   } catch (const redist::error& e) {
     detail::report(comm, c, e.what());  // raised on every process alike

@@ -1,5 +1,8 @@
 /* A ScaLAPACK program as users write them: BLACS grids, descriptors, the C entries
- * Cp?gemr2d and the Fortran entries p?gemr2d_, nothing of redist in its source. The build
+ * Cp?gemr2d / Cp?trmr2d and the Fortran entries p?gemr2d_ / p?trmr2d_, nothing of redist
+ * in its source. A third of the cases copy a trapezoid (p?trmr2d, random UPLO and DIAG):
+ * B must hold f inside the trapezoid, the sentinel elsewhere, byte for byte as
+ * ScaLAPACK's own p?trmr2d writes it. The build
  * links it twice: to ScaLAPACK only (redist-abi-driver-ref) and with libredist_scalapack
  * ahead of ScaLAPACK (redist-abi-driver); the first also runs under LD_PRELOAD.
  *
@@ -52,7 +55,26 @@ void pzgemr2d_(const int*, const int*, void*, const int*, const int*, int*, void
 void pigemr2d_(const int*, const int*, int*, const int*, const int*, int*, int*, const int*,
                const int*, int*, const int*);
 
+void Cpstrmr2d(char*, char*, int, int, float*, int, int, int*, float*, int, int, int*, int);
+void Cpdtrmr2d(char*, char*, int, int, double*, int, int, int*, double*, int, int, int*, int);
+void Cpctrmr2d(char*, char*, int, int, void*, int, int, int*, void*, int, int, int*, int);
+void Cpztrmr2d(char*, char*, int, int, void*, int, int, int*, void*, int, int, int*, int);
+void Cpitrmr2d(char*, char*, int, int, int*, int, int, int*, int*, int, int, int*, int);
+void pstrmr2d_(char*, char*, const int*, const int*, float*, const int*, const int*, int*, float*,
+               const int*, const int*, int*, const int*);
+void pdtrmr2d_(char*, char*, const int*, const int*, double*, const int*, const int*, int*,
+               double*, const int*, const int*, int*, const int*);
+void pctrmr2d_(char*, char*, const int*, const int*, void*, const int*, const int*, int*, void*,
+               const int*, const int*, int*, const int*);
+void pztrmr2d_(char*, char*, const int*, const int*, void*, const int*, const int*, int*, void*,
+               const int*, const int*, int*, const int*);
+void pitrmr2d_(char*, char*, const int*, const int*, int*, const int*, const int*, int*, int*,
+               const int*, const int*, int*, const int*);
+
 typedef void (*c_entry)(int, int, void*, int, int, int*, void*, int, int, int*, int);
+typedef void (*tc_entry)(char*, char*, int, int, void*, int, int, int*, void*, int, int, int*, int);
+typedef void (*tf_entry)(char*, char*, const int*, const int*, void*, const int*, const int*, int*,
+                         void*, const int*, const int*, int*, const int*);
 typedef void (*f_entry)(const int*, const int*, void*, const int*, const int*, int*, void*,
                         const int*, const int*, int*, const int*);
 
@@ -64,6 +86,26 @@ static const c_entry linked_c[TYPES] = {(c_entry)Cpsgemr2d, (c_entry)Cpdgemr2d, 
 static const f_entry linked_f[TYPES] = {(f_entry)psgemr2d_, (f_entry)pdgemr2d_, (f_entry)pcgemr2d_,
                                         (f_entry)pzgemr2d_, (f_entry)pigemr2d_};
 static c_entry ref_c[TYPES];
+static const tc_entry linked_tc[TYPES] = {(tc_entry)Cpstrmr2d, (tc_entry)Cpdtrmr2d,
+                                          (tc_entry)Cpctrmr2d, (tc_entry)Cpztrmr2d,
+                                          (tc_entry)Cpitrmr2d};
+static const tf_entry linked_tf[TYPES] = {(tf_entry)pstrmr2d_, (tf_entry)pdtrmr2d_,
+                                          (tf_entry)pctrmr2d_, (tf_entry)pztrmr2d_,
+                                          (tf_entry)pitrmr2d_};
+static tc_entry ref_tc[TYPES];
+
+/* The case in progress copies a trapezoid (p?trmr2d) when tr_uplo is 'U' or 'L'. */
+static char tr_uplo = 0, tr_diag = 'N';
+
+/* Whether element (x, y) of an m x n region is copied: always for p?gemr2d, in the
+ * trapezoid for p?trmr2d (x - y >= d - max(n - m, 0) for 'L', y - x >= d - max(m - n, 0)
+ * for 'U', d = 1 without the diagonal), as ScaLAPACK's REDIST documents it. */
+static int kept(long x, long y, long m, long n) {
+  const long d = tr_diag == 'U' ? 1 : 0;
+  if (tr_uplo == 'L') return x - y >= d - (n > m ? n - m : 0);
+  if (tr_uplo == 'U') return y - x >= d - (m > n ? m - n : 0);
+  return 1;
+}
 
 static int me, np;
 
@@ -186,7 +228,8 @@ static long check(const struct side* s, const unsigned char* data, int t, int m,
       const long gi = l2g(l, s->MB, s->myrow, s->RSRC, s->P);
       const long gj = l2g(k, s->NB, s->mycol, s->CSRC, s->Q);
       const int in = !is_a && l < s->locr && gi >= s->i - 1 && gi < s->i - 1 + m &&
-                     gj >= s->j - 1 && gj < s->j - 1 + n;
+                     gj >= s->j - 1 && gj < s->j - 1 + n &&
+                     kept(gi - (s->i - 1), gj - (s->j - 1), m, n);
       if (is_a && l < s->locr)
         value(t, gi, gj, want);
       else if (in)
@@ -205,6 +248,15 @@ static void refill(const struct side* s, unsigned char* data, int t) {
 
 static void call(int t, int fortran, c_entry c, int m, int n, struct side* a, unsigned char* pa,
                  struct side* b, unsigned char* pb, int ictxt) {
+  if (tr_uplo) {
+    char u = tr_uplo, d = tr_diag;
+    if (fortran)
+      linked_tf[t](&u, &d, &m, &n, pa, &a->i, &a->j, a->desc, pb, &b->i, &b->j, b->desc, &ictxt);
+    else
+      (c == ref_c[t] ? ref_tc[t] : linked_tc[t])(&u, &d, m, n, pa, a->i, a->j, a->desc, pb, b->i,
+                                                 b->j, b->desc, ictxt);
+    return;
+  }
   if (fortran)
     linked_f[t](&m, &n, pa, &a->i, &a->j, a->desc, pb, &b->i, &b->j, b->desc, &ictxt);
   else
@@ -248,14 +300,18 @@ static long one_case(int t, int number, int instance, int verbose) {
   a.i = rnd(1, a.M - m + 1), a.j = rnd(1, a.N - n + 1);
   b.i = rnd(1, b.M - m + 1), b.j = rnd(1, b.N - n + 1);
   const int fortran = rnd(0, 1);
+  const int trapezoid = rnd(0, 2) == 0, upper = rnd(0, 1), unit = rnd(0, 1);
+  tr_uplo = trapezoid ? (upper ? 'U' : 'L') : 0;
+  tr_diag = unit ? 'U' : 'N';
   make_side(&a, t, 1);
   make_side(&b, t, 0);
   const int ictxt = make_ictxt();
   if (verbose && me == 0)
     printf(
-        "case %d %c%s: A %dx%d/%dx%d src(%d,%d) on %dx%d at (%d,%d); B %dx%d/%dx%d src(%d,%d) "
+        "case %d %c%s%s: A %dx%d/%dx%d src(%d,%d) on %dx%d at (%d,%d); B %dx%d/%dx%d src(%d,%d) "
         "on %dx%d at (%d,%d); %d x %d\n",
-        number, letter[t], fortran ? " (Fortran entry)" : "", a.M, a.N, a.MB, a.NB, a.RSRC, a.CSRC,
+        number, letter[t], fortran ? " (Fortran entry)" : "",
+        tr_uplo ? (tr_uplo == 'U' ? (unit ? " trmr2d U U" : " trmr2d U N") : (unit ? " trmr2d L U" : " trmr2d L N")) : "", a.M, a.N, a.MB, a.NB, a.RSRC, a.CSRC,
         a.P, a.Q, a.i, a.j, b.M, b.N, b.MB, b.NB, b.RSRC, b.CSRC, b.P, b.Q, b.i, b.j, m, n);
   /* Outside a grid: half the processes pass a garbage pointer, which must not be read. */
   unsigned char* garbage = (unsigned char*)(uintptr_t)16;
@@ -287,6 +343,7 @@ static long one_case(int t, int number, int instance, int verbose) {
   if (a.ctxt >= 0) Cblacs_gridexit(a.ctxt);
   if (b.ctxt >= 0) Cblacs_gridexit(b.ctxt);
   Cblacs_gridexit(ictxt);
+  tr_uplo = 0;
   return sums[0] + sums[1];
 }
 
@@ -356,6 +413,12 @@ static long errors(void) {
   Cpdgemr2d(5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);
   db[8] = 20;
   Cpdgemr2d(-1, 5, A, 1, 1, da, B, 1, 1, db, ctxt); /* M < 0: parameter 1 */
+  char bad_uplo = 'X', bad_diag = 'Q', upper = 'U', non_unit = 'N';
+  Cpdtrmr2d(&bad_uplo, &non_unit, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt); /* UPLO: parameter 1 */
+  Cpdtrmr2d(&upper, &bad_diag, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);    /* DIAG: parameter 2 */
+  da[4] = 0; /* MB_A = 0: parameter 8 of p?trmr2d */
+  Cpdtrmr2d(&upper, &non_unit, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);
+  da[4] = 3;
   for (int k = 0; k < 400; ++k) bad += B[k] != -1;
   /* And a good call afterwards works. */
   Cpdgemr2d(5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);
@@ -399,13 +462,16 @@ int main(int argc, char** argv) {
   void* lib = dlopen(REDIST_TEST_SCALAPACK_PATH, RTLD_NOW | RTLD_NOLOAD);
   static const char* names[TYPES] = {"Cpsgemr2d", "Cpdgemr2d", "Cpcgemr2d", "Cpzgemr2d",
                                      "Cpigemr2d"};
+  static const char* tr_names[TYPES] = {"Cpstrmr2d", "Cpdtrmr2d", "Cpctrmr2d", "Cpztrmr2d",
+                                        "Cpitrmr2d"};
   for (int t = 0; t < TYPES; ++t) ref_c[t] = lib ? (c_entry)dlsym(lib, names[t]) : NULL;
+  for (int t = 0; t < TYPES; ++t) ref_tc[t] = lib ? (tc_entry)dlsym(lib, tr_names[t]) : NULL;
   if (me == 0) printf("driver: %d processes, implementation: %s\n", np, impl);
   int status = 0;
   if (expect && strncmp(impl, expect, strlen(expect)) != 0) {
     if (me == 0) printf("driver: FAILED: expected the %s implementation\n", expect);
     status = 1;
-  } else if (!lib || !ref_c[D]) {
+  } else if (!lib || !ref_c[D] || !ref_tc[D]) {
     if (me == 0) printf("driver: FAILED: ScaLAPACK's own routines not found\n");
     status = 1;
   } else if (error_mode) {

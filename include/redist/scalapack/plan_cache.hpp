@@ -44,6 +44,7 @@
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>
 #include <redist/scalapack/layout.hpp>
+#include <redist/transform.hpp>
 
 namespace redist::scalapack {
 
@@ -89,7 +90,8 @@ class PlanCache {
 
   /// The Redistributor that moves key.region from `a` (descriptor key.a with leading
   /// dimension lld_a) to `b` on `comm`: cached, rebound to these arrays, or built (with
-  /// `plan` and `execution`, which must not vary for one key). Collective over `comm`;
+  /// `plan`, `execution` and `transform`, which must not vary for one key: a transform
+  /// goes into key.operation, scalapack/transform.hpp). Collective over `comm`;
   /// every rank passes the same key except for its own arrays and leading dimensions.
   /// Null arrays are fine on ranks that store nothing.
   /// @throws the redist::error family on every rank (bad descriptors, region, storage);
@@ -98,7 +100,8 @@ class PlanCache {
   Redistributor<Matrix<T>, Matrix<T>>& acquire(const PlanKey& key, const T* a, index_t lld_a, T* b,
                                                index_t lld_b, const boost::mpi::communicator& comm,
                                                PlanOptions plan = {},
-                                               ExecutionOptions execution = {}) {
+                                               ExecutionOptions execution = {},
+                                               const Transform<T>& transform = {}) {
     using R = Redistributor<Matrix<T>, Matrix<T>>;
     Group& g = group_of(comm);
     int pos = 0;
@@ -143,7 +146,7 @@ class PlanCache {
     e->key = key;
     e->arrays = arrays;
     detail::collectively(comm, [&] { wrap_both(*e); });
-    e->r = std::make_unique<R>(*e->A, *e->B, comm, key.region, plan, execution);
+    e->r = std::make_unique<R>(*e->A, *e->B, comm, key.region, transform, plan, execution);
     g.entries.push_front(std::move(e));
     ++stats_.misses;
     while (g.entries.size() > capacity_) {
