@@ -140,10 +140,47 @@ inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const Colum
   copy_one_column(c, runs, c.src + m.src + j * c.src_col_step(), c.dst + m.dst + j * c.ldd);
 }
 
+/// Host: d[j * ldd + i] = s[i * lds + j] for i < rows, j < cols. Panels of 64 x 64
+/// (64 source rows and 64 target columns: few enough pages and cache lines to stay
+/// resident while the panel is done), each in 8 x 8 blocks through a local tile: a block
+/// reads 8 source rows of 8 adjacent elements and writes 8 target columns of 8 adjacent
+/// elements (fixed-size loops the compiler unrolls).
+template <class T>
+inline void transpose_plain(const T* s, index_t lds, T* d, index_t ldd, index_t rows,
+                            index_t cols) {
+  constexpr index_t B = 8, P = 64;
+  const auto min = [](index_t a, index_t b) { return a < b ? a : b; };
+  for (index_t i1 = 0; i1 < rows; i1 += P)
+    for (index_t j1 = 0; j1 < cols; j1 += P) {
+      const index_t i_end = min(rows, i1 + P), j_end = min(cols, j1 + P);
+      for (index_t j0 = j1; j0 < j_end; j0 += B)
+        for (index_t i0 = i1; i0 < i_end; i0 += B) {
+          const T* sb = s + i0 * lds + j0;
+          T* db = d + j0 * ldd + i0;
+          if (i0 + B <= i_end && j0 + B <= j_end) {
+            T tile[B][B];
+            for (index_t i = 0; i < B; ++i)
+              for (index_t j = 0; j < B; ++j) tile[j][i] = sb[i * lds + j];
+            for (index_t j = 0; j < B; ++j)
+              for (index_t i = 0; i < B; ++i) db[j * ldd + i] = tile[j][i];
+          } else {
+            const index_t ni = min(B, i_end - i0), nj = min(B, j_end - j0);
+            for (index_t j = 0; j < nj; ++j)
+              for (index_t i = 0; i < ni; ++i) db[j * ldd + i] = sb[i * lds + j];
+          }
+        }
+    }
+}
+
 /// Host: one member of a transposed copy, in blocks of 8 columns: each source row of a
 /// block is 8 adjacent elements, read once, written to 8 target columns.
 template <class T>
 inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d) {
+  if (!c.scaled) {
+    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+      transpose_plain(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len);
+    return;
+  }
   constexpr index_t block = 8;
   for (index_t j0 = 0; j0 < c.col_len; j0 += block) {
     const index_t jn = c.col_len - j0 < block ? c.col_len - j0 : block;
