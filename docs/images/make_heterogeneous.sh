@@ -8,10 +8,8 @@
 # Environment: CXX (default g++), KOKKOS_INCLUDE (default /usr/include/trilinos, Debian's
 # Kokkos: only headers are used).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$root/docs/images
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=maps_common.sh
+source "$(dirname "$0")/maps_common.sh"
 
 cat >"$work/maps.cpp" <<'CPP'
 // Prints owner maps, one panel per block: a title line "# title", then the matrix.
@@ -84,15 +82,12 @@ int main() {
 }
 CPP
 
-"${CXX:-g++}" -std=c++20 -O1 -I"$root/include" -isystem "${KOKKOS_INCLUDE:-/usr/include/trilinos}" \
-  "$work/maps.cpp" -o "$work/maps"
-(cd "$work" && ./maps)
+run_maps
 
-cat >"$work/plot.gp" <<'GP'
-set terminal pngcairo size 1500,520 font "Sans,12" noenhanced
-unset key; unset colorbox
-set size ratio -1
-set tics out nomirror scale 0.5
+{
+  echo 'set terminal pngcairo size 1500,520 font "Sans,12" noenhanced'
+  map_style
+  cat <<'GP'
 # -1 white, ranks (or devices) 0..3: light blue, blue, orange, red.
 set palette defined (-1 "white", -0.5 "white", -0.5 "#a6cee3", 0.5 "#a6cee3", 0.5 "#1f78b4", \
                      1.5 "#1f78b4", 1.5 "#fdbf6f", 2.5 "#fdbf6f", 2.5 "#e31a1c", 3.5 "#e31a1c")
@@ -131,6 +126,7 @@ F[4] = "dev_load.dat";   T[4] = "load_based(4, skew 1/1.2)"
 title = "Devices of rank 0's tiles (2 x 2 block-cyclic, 16 x 16 tiles; white: other ranks)"
 @row
 GP
+} >"$work/plot.gp"
 (cd "$work" && gnuplot plot.gp)
 cp "$work/phases.png" "$out/heterogeneous_phases.png"
 cp "$work/layouts.png" "$out/heterogeneous_layouts.png"

@@ -8,10 +8,8 @@
 #
 # Environment: CXX (default g++), KOKKOS_INCLUDE (default /usr/include/trilinos).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-out=$root/docs/images
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=maps_common.sh
+source "$(dirname "$0")/maps_common.sh"
 
 cat >"$work/maps.cpp" <<'CPP'
 // Prints maps, one file per panel: -1 where nothing lands, else the source rank.
@@ -80,15 +78,12 @@ int main() {
   write("lower.dat", landed(src, dst2, r2, Triangle{Uplo::lower, Diag::unit}));
 }
 CPP
-"${CXX:-g++}" -std=c++20 -O1 -I"$root/include" -isystem "${KOKKOS_INCLUDE:-/usr/include/trilinos}" \
-  "$work/maps.cpp" -o "$work/maps"
-(cd "$work" && ./maps)
-cat >"$work/plot.gp" <<'GP'
-set terminal pngcairo size 1500,620 font "Sans,12" noenhanced
-set output "transform.png"
-unset key; unset colorbox
-set size ratio -1
-set tics out nomirror scale 0.5
+run_maps
+{
+  echo 'set terminal pngcairo size 1500,620 font "Sans,12" noenhanced'
+  echo 'set output "transform.png"'
+  map_style
+  cat <<'GP'
 set palette defined (-1 "white", -0.5 "white", -0.5 "#a6cee3", 0.5 "#a6cee3", 0.5 "#e31a1c", 1.5 "#e31a1c")
 set cbrange [-1:1.5]
 set multiplot layout 1,3 title "Source rank of each element (light blue 0, red 1); white: not written; lines: tile boundaries" margins 0.03,0.98,0.05,0.8 spacing 0.06
@@ -108,6 +103,7 @@ set xrange [-0.5:15.5]; set yrange [11.5:-0.5]
 plot "lower.dat" matrix with image
 unset multiplot
 GP
+} >"$work/plot.gp"
 (cd "$work" && gnuplot plot.gp)
 cp "$work/transform.png" "$out/transform.png"
 echo "wrote $out/transform.png"

@@ -56,6 +56,18 @@ struct Call {
   Triangle triangle{};
 };
 
+/// A call with ScaLAPACK's common arguments (the rest at their p?gemr2d defaults).
+inline Call make_call(const char* routine, int m, int n, int ia, int ja, const int* desca, int ib,
+                      int jb, const int* descb, int ictxt) {
+  Call c;
+  c.routine = routine;
+  c.m = m, c.n = n;
+  c.ia = ia, c.ja = ja, c.desca = desca;
+  c.ib = ib, c.jb = jb, c.descb = descb;
+  c.ictxt = ictxt;
+  return c;
+}
+
 namespace detail {
 
 /// One side (A or B) as one process sees it; `in` = 0 outside the side's grid.

@@ -14,13 +14,8 @@ namespace {
 template <class T>
 void gemr2d(const char* routine, int m, int n, const T* a, int ia, int ja, const int* desca, T* b,
             int ib, int jb, const int* descb, int ictxt) {
-  redist::abi::Call c;
-  c.routine = routine;
-  c.m = m, c.n = n;
-  c.ia = ia, c.ja = ja, c.desca = desca;
-  c.ib = ib, c.jb = jb, c.descb = descb;
-  c.ictxt = ictxt;
-  redist::abi::dispatch<T>(c, a, b);
+  redist::abi::dispatch<T>(
+      redist::abi::make_call(routine, m, n, ia, ja, desca, ib, jb, descb, ictxt), a, b);
 }
 
 }  // namespace

@@ -16,12 +16,7 @@ namespace {
 template <class T>
 void trmr2d(const char* routine, const char* uplo, const char* diag, int m, int n, const T* a,
             int ia, int ja, const int* desca, T* b, int ib, int jb, const int* descb, int ictxt) {
-  redist::abi::Call c;
-  c.routine = routine;
-  c.m = m, c.n = n;
-  c.ia = ia, c.ja = ja, c.desca = desca;
-  c.ib = ib, c.jb = jb, c.descb = descb;
-  c.ictxt = ictxt;
+  redist::abi::Call c = redist::abi::make_call(routine, m, n, ia, ja, desca, ib, jb, descb, ictxt);
   c.param_offset = 2;  // UPLO and DIAG come first
   const char u = uplo ? *uplo : '\0', d = diag ? *diag : '\0';
   const bool upper = u == 'U' || u == 'u', lower = u == 'L' || u == 'l';

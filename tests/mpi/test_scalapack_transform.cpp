@@ -30,10 +30,10 @@ T initial(ElementIndex e) {
   return static_cast<T>(-static_cast<double>(e.i + 3 * e.j) - 1);
 }
 
-std::vector<double> local_array_d(const scalapack::Descriptor& d, const scalapack::Grid& g, int r) {
-  const auto layout = scalapack::make_layout(d, g);
-  return std::vector<double>(static_cast<std::size_t>(
-      ScalapackColumnMajor<>{d.lld}.map(layout, r).allocation_sizes().at(0)));
+/// Elements of this rank's local array (LLD x LOCc, none when LOCr or LOCc is 0).
+std::size_t local_size(const scalapack::Descriptor& d, const scalapack::Grid& g, int r) {
+  const Extents e = scalapack::local_extents(d, g, r);
+  return e.rows > 0 && e.cols > 0 ? static_cast<std::size_t>(d.lld * e.cols) : 0;
 }
 
 /// A random grid of at most np ranks and a descriptor of an M x N matrix on it.
@@ -65,8 +65,8 @@ long long run_and_check(const boost::mpi::communicator& world, const Side& a, co
   const int me = world.rank();
   const auto grid_ranks = [](const Side& s) { return s.grid.nprow * s.grid.npcol; };
   std::vector<T> la, lb;
-  if (me < grid_ranks(a)) la.resize(local_array_d(a.desc, a.grid, me).size());
-  if (me < grid_ranks(b)) lb.resize(local_array_d(b.desc, b.grid, me).size());
+  if (me < grid_ranks(a)) la.resize(local_size(a.desc, a.grid, me));
+  if (me < grid_ranks(b)) lb.resize(local_size(b.desc, b.grid, me));
   // Ranks outside a grid see it as a grid that gives them nothing: wrap on the full grid.
   if (me < grid_ranks(a)) {
     auto A = scalapack::wrap(la.data(), a.desc, a.grid, me);
@@ -153,7 +153,7 @@ TEST_CASE("scalapack::trmr2d names a bad UPLO on every rank") {
   boost::mpi::communicator world;
   const scalapack::Grid grid{1, world.size(), false};
   const scalapack::Descriptor d{1, 0, 20, 20, 4, 4, 0, 0, 20};
-  std::vector<double> a = local_array_d(d, grid, world.rank()), b = a;
+  std::vector<double> a(local_size(d, grid, world.rank())), b = a;
   CHECK_THROWS_WITH_AS(scalapack::trmr2d<double>('X', 'N', 10, 10, a.data(), 1, 1, d, grid,
                                                  b.data(), 1, 1, d, grid, world),
                        doctest::Contains("uplo"), invalid_argument);
