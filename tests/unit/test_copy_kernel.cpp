@@ -92,3 +92,44 @@ TEST_CASE("run_copies moves strided copies exactly, streaming or not, few or man
       CHECK(bad == 0);
     }
 }
+
+TEST_CASE("transposed and scaled copies: every element, streaming or not, odd sizes") {
+  // A 19 x 23 block of a source with ld 29 lands transposed (23 x 19) in a target with ld
+  // 31, at element offsets that break cache-line alignment; partial 8 x 8 blocks on both
+  // edges. Then the same with alpha, beta: target = 2 * source^T + 0.5 * target.
+  const index_t lds = 29, ldd = 31, rows = 19, cols = 23;
+  for (const bool streaming : {false, true})
+    for (const bool scaled : {false, true}) {
+      CAPTURE(streaming);
+      CAPTURE(scaled);
+      std::vector<double> src(static_cast<std::size_t>(lds * cols + 8));
+      std::iota(src.begin(), src.end(), 1.0);
+      std::vector<double> dst(static_cast<std::size_t>(ldd * rows + 40), -1.0);
+      CopyPool<double> pool;
+      // Op(A) rows are A's columns: one run of `cols` op-rows, one member of `rows` columns.
+      pool.runs.push_back(RowRun{0, 0, cols});
+      pool.members.push_back(ColumnMember{0, 0});
+      StridedCopy<double> c;
+      c.src = src.data() + 3;  // A(0, 0) at offset 3: A(i, j) = src[3 + i + j * lds]
+      c.dst = dst.data() + 5;  // B(0, 0) at offset 5: B(x, y) = dst[5 + x + y * ldd]
+      c.lds = lds, c.ldd = ldd;
+      c.run_first = 0, c.runs = 1, c.member_first = 0, c.members = 1, c.col_len = rows;
+      c.transposed = true;
+      c.streaming = streaming;
+      if (scaled) c.scale_by(Transform<double>{Op::transpose, 2.0, 0.5});
+      pool.copies.push_back(c);
+      run_copies(Kokkos::DefaultHostExecutionSpace{}, pool, 0, 1);
+      Kokkos::fence();
+      detail::streaming_fence();
+      long bad = 0;
+      for (std::size_t k = 0; k < dst.size(); ++k) {
+        const index_t off = static_cast<index_t>(k) - 5;
+        const index_t x = off % ldd, y = off / ldd;  // B(x, y) = A(y, x)
+        const bool inside = off >= 0 && x < cols && y < rows;
+        const double a = inside ? src[static_cast<std::size_t>(3 + y + x * lds)] : 0;
+        const double want = !inside ? -1.0 : scaled ? 2.0 * a + 0.5 * -1.0 : a;
+        bad += dst[k] != want;
+      }
+      CHECK(bad == 0);
+    }
+}
