@@ -19,20 +19,21 @@ void trmr2d(const char* routine, const char* uplo, const char* diag, int m, int 
   redist::abi::Call c = redist::abi::make_call(routine, m, n, ia, ja, desca, ib, jb, descb, ictxt);
   c.param_offset = 2;  // UPLO and DIAG come first
   const char u = uplo ? *uplo : '\0', d = diag ? *diag : '\0';
-  const bool upper = u == 'U' || u == 'u', lower = u == 'L' || u == 'l';
-  const bool unit = d == 'U' || d == 'u', non_unit = d == 'N' || d == 'n';
+  const auto upper_lower = redist::scalapack::detail::uplo_of(u);
+  const auto unit = redist::scalapack::detail::diag_of(d);
   // Every process of the context is given the same characters (ScaLAPACK's rule), so each
   // can refuse alone without leaving another waiting.
-  if (!upper && !lower)
+  if (!upper_lower)
     return redist::abi::report_alone(c, ictxt,
                                      "UPLO = '" + std::string(1, u) + "' (must be 'U' or 'L')", 1);
-  if (!unit && !non_unit)
+  if (!unit)
     return redist::abi::report_alone(c, ictxt,
                                      "DIAG = '" + std::string(1, d) + "' (must be 'U' or 'N')", 2);
-  c.triangle = redist::Triangle{upper ? redist::Uplo::upper : redist::Uplo::lower,
-                                unit ? redist::Diag::unit : redist::Diag::non_unit};
-  c.operation = 2 + static_cast<std::uint64_t>(c.triangle.uplo) * 2 +
-                static_cast<std::uint64_t>(c.triangle.diag);  // not p?gemr2d's 0
+  c.triangle = redist::Triangle{*upper_lower, *unit};
+  // The same plan-cache key as scalapack::trmr2d's.
+  redist::Transform<T> t;
+  t.triangle = c.triangle;
+  c.operation = redist::scalapack::detail::operation_of(t);
   redist::abi::dispatch<T>(c, a, b);
 }
 

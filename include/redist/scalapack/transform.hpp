@@ -9,6 +9,7 @@
 /// Only the kept elements of a trapezoid travel; a transpose costs no extra pass.
 
 #include <cstdint>
+#include <optional>
 
 #include <boost/mpi/communicator.hpp>
 
@@ -38,25 +39,31 @@ std::uint64_t operation_of(const Transform<T>& t) {
   return h.value();
 }
 
-/// ScaLAPACK's UPLO and DIAG characters as a Triangle.
+/// ScaLAPACK's UPLO ('U', 'L') and DIAG ('U', 'N') characters, either case; nothing for
+/// another character.
+inline std::optional<Uplo> uplo_of(char c) {
+  if (c == 'U' || c == 'u') return Uplo::upper;
+  if (c == 'L' || c == 'l') return Uplo::lower;
+  return std::nullopt;
+}
+inline std::optional<Diag> diag_of(char c) {
+  if (c == 'U' || c == 'u') return Diag::unit;
+  if (c == 'N' || c == 'n') return Diag::non_unit;
+  return std::nullopt;
+}
+
+/// UPLO and DIAG as a Triangle.
 /// @throws invalid_argument naming the argument for another character.
 inline Triangle triangle_of(char uplo, char diag) {
-  Triangle t;
-  if (uplo == 'U' || uplo == 'u')
-    t.uplo = Uplo::upper;
-  else if (uplo == 'L' || uplo == 'l')
-    t.uplo = Uplo::lower;
-  else
+  const auto u = uplo_of(uplo);
+  const auto d = diag_of(diag);
+  if (!u)
     throw invalid_argument(
         redist::detail::describe("UPLO must be 'U' or 'L'", "uplo", static_cast<index_t>(uplo)));
-  if (diag == 'U' || diag == 'u')
-    t.diag = Diag::unit;
-  else if (diag == 'N' || diag == 'n')
-    t.diag = Diag::non_unit;
-  else
+  if (!d)
     throw invalid_argument(
         redist::detail::describe("DIAG must be 'U' or 'N'", "diag", static_cast<index_t>(diag)));
-  return t;
+  return Triangle{*u, *d};
 }
 
 }  // namespace detail
