@@ -10,10 +10,12 @@
 /// is one message carrying exactly the segments' elements ("dynamic volume"), packed
 /// segment after segment, each column-major.
 ///
-/// Batches (section 6.2.1): source tile columns of the region are grouped `batch` at a
-/// time; a batch's messages are in flight together, so buffer memory is bounded by the
-/// largest batch. The batch of a segment depends only on global quantities, so every
-/// rank agrees on it.
+/// Batches (section 6.2.1): ranges of region columns whose messages are in flight
+/// together, so buffer memory is bounded by the largest batch. Either `batch` source tile
+/// columns at a time, or as wide as keeps every rank's send + receive buffers within
+/// `max_buffer_bytes` (plan/batch_budget.hpp), cutting inside a source tile column when
+/// it alone exceeds the budget; a column piece across such a cut becomes one segment per
+/// batch. Batches depend only on global quantities, so every rank agrees on them.
 
 #include <algorithm>
 #include <array>
@@ -26,6 +28,7 @@
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
+#include <redist/plan/batch_budget.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 
@@ -33,10 +36,12 @@ namespace redist {
 
 /// Tuning knobs of planning and execution.
 struct PlanOptions {
-  /// Source tile columns per batch; 0 picks the largest batch whose whole-region volume
-  /// fits `max_buffer_bytes` (so no rank's buffers exceed it).
+  /// Source tile columns per batch (the budget is then not used); 0 chooses batches under
+  /// `max_buffer_bytes`.
   index_t batch = 0;
-  /// Budget for the automatic batch, in bytes.
+  /// With batch = 0, a hard cap in bytes on every rank's send + receive buffers of every
+  /// batch: batches are as wide as fits, cut inside a source tile column if needed.
+  /// Below one region column of the busiest rank, planning throws invalid_argument.
   index_t max_buffer_bytes = index_t{1} << 30;
   /// Element size in bytes (set by the Redistributor from its element type).
   index_t element_bytes = 8;
@@ -50,7 +55,7 @@ struct PlannedSegment {
   Segment segment;
   index_t col_piece = 0;      ///< global column piece index (message order, outer)
   index_t row_piece = 0;      ///< global row piece index (message order, inner)
-  index_t batch = 0;          ///< batch of the segment's source tile column
+  index_t batch = 0;          ///< batch of the segment's columns
   int peer = 0;               ///< the other rank (source owner when receiving)
   index_t buffer_offset = 0;  ///< batch buffer offset of the segment's (0, 0) (remote only)
   index_t buffer_ld = 0;      ///< leading dimension of the segment in the buffer (remote only)
@@ -95,8 +100,11 @@ class Plan {
  public:
   int rank = 0;
   int comm_size = 1;
-  index_t batch = 1;    ///< source tile columns per batch
+  index_t batch = 1;    ///< source tile columns per batch; 0 when widths vary (Batching)
   index_t batches = 0;  ///< number of batches
+  /// Batch k moves region columns [batch_columns[k], batch_columns[k + 1]) (relative to
+  /// the region's first column); empty for an empty region.
+  std::vector<index_t> batch_columns;
   PlanOptions options;
   Direction send;
   Direction recv;
@@ -107,7 +115,8 @@ class Plan {
   std::size_t memory_bytes() const {
     return (send.segments.capacity() + recv.segments.capacity() + local.capacity()) *
                sizeof(PlannedSegment) +
-           (send.messages.capacity() + recv.messages.capacity()) * sizeof(Message);
+           (send.messages.capacity() + recv.messages.capacity()) * sizeof(Message) +
+           batch_columns.capacity() * sizeof(index_t);
   }
 };
 
@@ -187,19 +196,6 @@ inline void finish_direction(Direction& d, index_t batches) {
   }
 }
 
-/// The automatic batch: as many source tile columns as keep the whole region's batch
-/// volume within the budget. Uses only global quantities, so all ranks agree.
-inline index_t automatic_batch(const Region& r, index_t src_cols_touched, const PlanOptions& o) {
-  if (src_cols_touched == 0) return 1;
-  const double bytes_per_col =
-      static_cast<double>(r.extent.rows) * static_cast<double>(r.extent.cols) /
-      static_cast<double>(src_cols_touched) * static_cast<double>(o.element_bytes);
-  const double fit =
-      static_cast<double>(o.max_buffer_bytes) / (bytes_per_col > 1 ? bytes_per_col : 1);
-  const index_t b = static_cast<index_t>(fit);
-  return std::clamp<index_t>(b, 1, src_cols_touched);
-}
-
 /// The input checks of make_plan, shared by every planner so all report the same errors.
 /// @throws region_error, invalid_argument, distribution_error as make_plan documents.
 template <class SrcLayout, class DstLayout>
@@ -233,10 +229,13 @@ void check_plan_inputs(const SrcLayout& src, const DstLayout& dst, const Region&
 
 /// Plans rank `rank`'s part of moving region `r` from `src` to `dst`, among `comm_size`
 /// ranks. Cost: O(pieces per axis + segments this rank touches), plus a scan of the
-/// touched tile box for distributions without EnumeratesOwnedTiles.
+/// touched tile box for distributions without EnumeratesOwnedTiles, plus the budget's
+/// pass over the column pieces when it binds (plan/batch_budget.hpp).
 /// @throws region_error if r does not fit; distribution_error if a distribution uses
 /// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
-/// options or a rank outside [0, comm_size).
+/// options, a rank outside [0, comm_size), or a max_buffer_bytes below the feasible
+/// minimum (plan/batch_budget.hpp), the same on every rank.
+/// @post with batch = 0, stats.buffer_elements * element_bytes <= max_buffer_bytes.
 template <class SrcLayout, class DstLayout>
 Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
                PlanOptions options = {}) {
@@ -250,17 +249,40 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
 
   const AxisCut rows(src.shape().rows(), dst.shape().rows(), r.axis<Axis::row>());
   const AxisCut cols(src.shape().cols(), dst.shape().cols(), r.axis<Axis::col>());
-  const index_t src_cols = cols.src_end() - cols.src_begin();
-  plan.batch = options.batch > 0 ? std::min(options.batch, src_cols)
-                                 : detail::automatic_batch(r, src_cols, options);
-  plan.batches = (src_cols + plan.batch - 1) / plan.batch;
-  const auto batch_of = [&](index_t src_tile_col) {
-    return (src_tile_col - cols.src_begin()) / plan.batch;
+  Batching batching = detail::plan_batches(src, dst, r, comm_size, options.batch,
+                                           options.max_buffer_bytes, options.element_bytes);
+  plan.batch = batching.batch;
+  plan.batches = batching.batches();
+  plan.batch_columns = std::move(batching.columns);
+  // Column piece b in batches: parts [part_first[b], part_first[b + 1]), one unless a
+  // batch boundary falls inside the piece.
+  struct ColumnPart {
+    Piece piece;
+    index_t batch;
   };
-  const auto planned = [&](index_t a, index_t b, int peer) {
-    const Piece &pr = rows.piece(a), &pc = cols.piece(b);
+  std::vector<ColumnPart> parts;
+  std::vector<index_t> part_first;
+  parts.reserve(cols.pieces().size());
+  part_first.reserve(cols.pieces().size() + 1);
+  {
+    index_t column = 0, k = 0;
+    for (const Piece& p : cols.pieces()) {
+      part_first.push_back(static_cast<index_t>(parts.size()));
+      detail::for_each_batch_part(
+          plan.batch_columns, k, column, p.length, [&](index_t c, index_t width, index_t batch) {
+            const index_t d = c - column;
+            parts.push_back(ColumnPart{
+                Piece{p.src_tile, p.dst_tile, p.src_offset + d, p.dst_offset + d, width}, batch});
+          });
+      column += p.length;
+    }
+    part_first.push_back(static_cast<index_t>(parts.size()));
+  }
+  const auto planned = [&](index_t a, index_t b, index_t part, int peer) {
+    const Piece& pr = rows.piece(a);
+    const ColumnPart& pc = parts[static_cast<std::size_t>(part)];
     const Role role = role_of(rows.position(a), cols.position(b));
-    return PlannedSegment{make_segment(pr, pc, role), b, a, batch_of(pc.src_tile), peer, 0, 0};
+    return PlannedSegment{make_segment(pr, pc.piece, role), b, a, pc.batch, peer, 0, 0};
   };
 
   const TileBox dst_box{{rows.dst_begin(), cols.dst_begin()}, {rows.dst_end(), cols.dst_end()}};
@@ -280,7 +302,9 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
         const TileIndex y{rows.piece(a).src_tile, cols.piece(b).src_tile};
         const int owner = src.owner(y);
         detail::check_owner(owner, comm_size, "src", y);
-        (owner == rank ? plan.local : plan.recv.segments).push_back(planned(a, b, owner));
+        for (index_t k = part_first[static_cast<std::size_t>(b)];
+             k < part_first[static_cast<std::size_t>(b) + 1]; ++k)
+          (owner == rank ? plan.local : plan.recv.segments).push_back(planned(a, b, k, owner));
       }
   });
   // Sending side: the source tiles this rank owns, to every other target owner.
@@ -293,7 +317,10 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
         const TileIndex t{rows.piece(a).dst_tile, cols.piece(b).dst_tile};
         const int owner = dst.owner(t);
         detail::check_owner(owner, comm_size, "dst", t);
-        if (owner != rank) plan.send.segments.push_back(planned(a, b, owner));
+        if (owner == rank) continue;
+        for (index_t k = part_first[static_cast<std::size_t>(b)];
+             k < part_first[static_cast<std::size_t>(b) + 1]; ++k)
+          plan.send.segments.push_back(planned(a, b, k, owner));
       }
   });
 

@@ -154,6 +154,8 @@ Config<SD, DD> random_config(Rng& g) {
   const index_t b = g.in(0, 3);
   o.batch = b == 3 ? 0 : b;
   if (g.chance(25)) o.max_buffer_bytes = 256;  // several automatic batches
+  // Budgets that cut inside source tile columns, or fall below the minimum (an error).
+  if (g.chance(20)) o.max_buffer_bytes = g.in(0, 600);
   return {std::move(src), std::move(dst), r, np, o};
 }
 
@@ -192,10 +194,12 @@ void check_stats(const PlanStats& got, const PlanStats& want) {
   CHECK(got.buffer_elements == want.buffer_elements);
 }
 
-/// Every member of g is the AxisCut piece it claims to be, at the global elements it claims.
+/// Every member of g is the AxisCut piece it claims to be, at the global elements it claims;
+/// on the column axis (`batch_columns` given) it may be the part of that piece between
+/// batch boundaries, a single member whose ends are a boundary or the piece's.
 template <class SA, class TA>
 void check_group(const PieceGroup& g, const AxisCut& cut, const SA& src, const TA& dst,
-                 const AxisRegion& r) {
+                 const AxisRegion& r, const std::vector<index_t>* batch_columns = nullptr) {
   REQUIRE(g.count >= 1);
   CHECK(g.src_start - g.dst_start == r.shift());
   for (index_t t = 0; t < g.count; ++t) {
@@ -203,7 +207,24 @@ void check_group(const PieceGroup& g, const AxisCut& cut, const SA& src, const T
     REQUIRE(k >= 0);
     REQUIRE(k < static_cast<index_t>(cut.pieces().size()));
     const Piece p = g.member(t);
-    CHECK(cut.piece(k) == p);
+    const Piece& whole = cut.piece(k);
+    if (batch_columns && !(whole == p)) {
+      CHECK(g.count == 1);
+      CHECK(p.src_tile == whole.src_tile);
+      CHECK(p.dst_tile == whole.dst_tile);
+      CHECK(p.src_offset - whole.src_offset == p.dst_offset - whole.dst_offset);
+      CHECK(p.src_offset >= whole.src_offset);
+      CHECK(p.src_offset + p.length <= whole.src_offset + whole.length);
+      const index_t j0 = dst.begin(p.dst_tile) + p.dst_offset - r.dst_origin;
+      const auto boundary = [&](index_t j) {
+        return std::binary_search(batch_columns->begin(), batch_columns->end(), j);
+      };
+      CHECK((p.dst_offset == whole.dst_offset || boundary(j0)));
+      CHECK(
+          (p.dst_offset + p.length == whole.dst_offset + whole.length || boundary(j0 + p.length)));
+    } else {
+      CHECK(whole == p);
+    }
     CHECK(g.src_start + t * g.stride == src.begin(p.src_tile) + p.src_offset);
     CHECK(g.dst_start + t * g.stride == dst.begin(p.dst_tile) + p.dst_offset);
   }
@@ -218,7 +239,7 @@ struct FamilyView {
 using MessageKey = std::tuple<int, int, index_t>;  // sender, receiver, batch
 
 struct Totals {
-  index_t groups = 0, compressed = 0, families = 0, segments = 0;
+  index_t groups = 0, compressed = 0, families = 0, segments = 0, budget_errors = 0;
 };
 
 template <class SD, class DD, class S>
@@ -232,6 +253,24 @@ void check_config(const Config<SD, DD, S>& c, Totals& totals) {
   std::map<MessageKey, index_t> want, got_sent, got_received;
   std::map<MessageKey, std::vector<FamilyView>> sent_lists, received_lists;
 
+  // A budget below the feasible minimum: the same error on every rank from both planners.
+  const std::string budget_error =
+      test::message_of<invalid_argument>([&] { make_plan(c.src, c.dst, r, 0, c.np, c.options); });
+  if (budget_error != "<no exception>") {
+    CHECK(budget_error.find("max_buffer_bytes is below the feasible minimum") != std::string::npos);
+    for (int rank = 0; rank < c.np; ++rank) {
+      CHECK(test::message_of<invalid_argument>(
+                [&] { make_plan(c.src, c.dst, r, rank, c.np, c.options); }) == budget_error);
+      CHECK(test::message_of<invalid_argument>([&] {
+              make_compact_plan(c.src, c.dst, r, rank, c.np, c.options);
+            }) == budget_error);
+    }
+    totals.budget_errors += 1;
+    return;
+  }
+  const std::vector<index_t> batch_columns =
+      make_plan(c.src, c.dst, r, 0, c.np, c.options).batch_columns;
+
   for (int rank = 0; rank < c.np; ++rank) {
     CAPTURE(rank);
     const Plan p = make_plan(c.src, c.dst, r, rank, c.np, c.options);
@@ -239,11 +278,16 @@ void check_config(const Config<SD, DD, S>& c, Totals& totals) {
     CHECK(cp.per_axis == (GridDistribution<SD> && GridDistribution<DD>));
     CHECK(cp.batch == p.batch);
     CHECK(cp.batches == p.batches);
+    CHECK(cp.batch_columns == p.batch_columns);
+    CHECK(p.batch_columns == batch_columns);  // every rank's
+    if (c.options.batch == 0)
+      CHECK(p.stats.buffer_elements * c.options.element_bytes <= c.options.max_buffer_bytes);
     check_stats(cp.stats, p.stats);
     for (const Message& m : p.send.messages) want[{rank, m.peer, m.batch}] += m.elements;
 
     for (const PieceGroup& g : cp.row_groups) check_group(g, row_cut, sr, dr, r.axis<Axis::row>());
-    for (const PieceGroup& g : cp.col_groups) check_group(g, col_cut, sc, dc, r.axis<Axis::col>());
+    for (const PieceGroup& g : cp.col_groups)
+      check_group(g, col_cut, sc, dc, r.axis<Axis::col>(), &cp.batch_columns);
     totals.groups += static_cast<index_t>(cp.row_groups.size() + cp.col_groups.size());
     for (const auto* gs : {&cp.row_groups, &cp.col_groups})
       for (const PieceGroup& g : *gs) totals.compressed += g.count > 1;
@@ -301,7 +345,11 @@ void check_config(const Config<SD, DD, S>& c, Totals& totals) {
             const TileIndex y{pr.src_tile, pc.src_tile}, t{pr.dst_tile, pc.dst_tile};
             CHECK(c.src.owner(y) == sender);
             CHECK(c.dst.owner(t) == receiver);
-            CHECK((pc.src_tile - col_cut.src_begin()) / cp.batch == m.batch);
+            const index_t j = dc.begin(pc.dst_tile) + pc.dst_offset - r.dst_origin.j;
+            CHECK(cp.batch_columns[static_cast<std::size_t>(m.batch)] <= j);
+            CHECK(j + pc.length <= cp.batch_columns[static_cast<std::size_t>(m.batch) + 1]);
+            if (c.options.batch > 0)
+              CHECK((pc.src_tile - col_cut.src_begin()) / cp.batch == m.batch);
             CHECK(pr.src_offset + pr.length <= sr.size(pr.src_tile));
             CHECK(pc.src_offset + pc.length <= sc.size(pc.src_tile));
             CHECK(pr.dst_offset + pr.length <= dr.size(pr.dst_tile));
@@ -371,7 +419,8 @@ void run_random_configs(std::uint64_t seed, int count, bool expect_compression) 
     check_config(c, totals);
   }
   MESSAGE(totals.groups, " groups (", totals.compressed, " with several pieces), ", totals.families,
-          " families for ", totals.segments, " segments");
+          " families for ", totals.segments, " segments; ", totals.budget_errors,
+          " budgets below the minimum");
   if (expect_compression) CHECK(totals.families < totals.segments);
 }
 
@@ -535,9 +584,10 @@ TEST_CASE("compact plan: a grid owner outside the communicator fails on the same
     for (int rank = 0; rank < c.np; ++rank) {
       CAPTURE(k);
       CAPTURE(rank);
-      const std::string want = test::message_of<distribution_error>(
+      // invalid_argument: a budget below the minimum comes first, the same on both.
+      const std::string want = test::message_of<invalid_argument>(
           [&] { make_plan(c.src, c.dst, c.region, rank, c.np, c.options); });
-      const std::string got = test::message_of<distribution_error>(
+      const std::string got = test::message_of<invalid_argument>(
           [&] { make_compact_plan(c.src, c.dst, c.region, rank, c.np, c.options); });
       CHECK((want == "<no exception>") == (got == "<no exception>"));
       CHECK(want.substr(0, want.find(".owner(")) == got.substr(0, got.find(".owner(")));

@@ -16,8 +16,9 @@
 /// - inside a message, families are ordered by (part, column group, first column
 ///   member, row group, first row member); a move of one part has only part 0. Group indices are
 ///   local to a rank's plan, but their order is not: (class, first piece) on the per-axis path,
-///   (column piece, first row piece) on the per-segment fallback, so both ends derive the same
-///   family order;
+///   then the single-member column groups of pieces cut by a batch boundary in (class, piece)
+///   order (plan/batch_budget.hpp), (column piece, first row piece) on the per-segment
+///   fallback, so both ends derive the same family order;
 /// - the messages of a batch lie back to back in the batch buffer, in message order,
 ///   from offset 0 (Message::buffer_offset, FamilyList::batch_elements: the meaning of
 ///   plan.hpp's Message and Direction);

@@ -15,9 +15,10 @@
 ///   classes compressed into strided groups (axis_groups.hpp; the lcm period of
 ///   Prylli and Tourancheau 1996, section 4.3); the families of a message are the
 ///   products of its row groups and its column groups, columns split at batch
-///   boundaries. Cost: O(pieces per lcm period + families) time with uniform tiles and
-///   block-cyclic distributions, O(pieces per axis + families) otherwise, and
-///   O(groups + families) memory; nothing proportional to the number of segments.
+///   boundaries (a member that a boundary cuts becomes one single-member group per batch,
+///   kept after the scanned groups). Cost: O(pieces per lcm period + families) time with uniform
+///   tiles and block-cyclic distributions, O(pieces per axis + families) otherwise, and O(groups +
+///   families) memory; nothing proportional to the number of segments.
 /// - Any other pair (random, owner table, band, user types, or one grid side only):
 ///   the per-segment enumeration of make_plan (only the tiles this rank owns), whose
 ///   consecutive row pieces of one column piece for one peer are merged into one family
@@ -53,6 +54,8 @@ class CompactPlan {
   int comm_size = 1;
   index_t batch = 1;    ///< source tile columns per batch (as Plan::batch)
   index_t batches = 0;  ///< number of batches (as Plan::batches)
+  /// Region columns of each batch (as Plan::batch_columns); merge_parts leaves it empty.
+  std::vector<index_t> batch_columns;
   PlanOptions options;
   bool per_axis = false;  ///< true: built from per-axis classes (both distributions grids)
   std::vector<PieceGroup> row_groups;
@@ -75,7 +78,8 @@ class CompactPlan {
 
   /// Heap bytes held by the plan.
   std::size_t memory_bytes() const {
-    std::size_t bytes = (row_groups.capacity() + col_groups.capacity()) * sizeof(PieceGroup);
+    std::size_t bytes = (row_groups.capacity() + col_groups.capacity()) * sizeof(PieceGroup) +
+                        batch_columns.capacity() * sizeof(index_t);
     for (const FamilyList* d : {&send, &recv, &local})
       bytes += d->families.capacity() * sizeof(BlockFamily) +
                d->messages.capacity() * sizeof(Message) +
@@ -115,7 +119,8 @@ void families_of_segments(const std::vector<PlannedSegment>& segments, const Src
                         dst_axis.begin(p.dst_tile) + p.dst_offset);
   };
   std::vector<BlockFamily> message;
-  index_t last_col_piece = -1;
+  // A column piece cut by a batch boundary has one part per batch, each its own group.
+  index_t last_col_piece = -1, last_batch = -1;
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const PlannedSegment& ps = segments[s];
     const Segment& seg = ps.segment;
@@ -129,11 +134,12 @@ void families_of_segments(const std::vector<PlannedSegment>& segments, const Src
       message.back().rows.count += 1;
     } else {
       plan.row_groups.push_back(group(row, ps.row_piece, src.shape().rows(), dst.shape().rows()));
-      if (ps.col_piece != last_col_piece) {
+      if (ps.col_piece != last_col_piece || ps.batch != last_batch) {
         const Piece col{seg.src_tile.n, seg.dst_tile.n, seg.src_offset.j, seg.dst_offset.j,
                         seg.extent.cols};
         plan.col_groups.push_back(group(col, ps.col_piece, src.shape().cols(), dst.shape().cols()));
         last_col_piece = ps.col_piece;
+        last_batch = ps.batch;
       }
       message.push_back(
           BlockFamily{GroupRange{static_cast<index_t>(plan.row_groups.size()) - 1, 0, 1},
@@ -158,6 +164,7 @@ CompactPlan tile_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
   plan.options = options;
   plan.batch = segments.batch;
   plan.batches = segments.batches;
+  plan.batch_columns = segments.batch_columns;
   for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})
     d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
   families_of_segments(segments.send.segments, src, dst, plan, plan.send);
@@ -210,6 +217,17 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
     return src_col[static_cast<std::size_t>(cs)] || dst_col[static_cast<std::size_t>(ct)];
   });
 
+  // Batches exactly as make_plan, and at the same point: before the owner checks.
+  {
+    Batching batching = plan_batches(src, dst, r, comm_size, options.batch,
+                                     options.max_buffer_bytes, options.element_bytes);
+    plan.batch = batching.batch;
+    plan.batches = batching.batches();
+    plan.batch_columns = std::move(batching.columns);
+  }
+  for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})
+    d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
+
   // Owners: make_plan's checks, per coordinate pair instead of per tile (a tile's owner
   // is its coordinates'). First the share check; then, as make_plan's receiving loop,
   // the source owners feeding this rank's target tiles; then, as its sending loop, the
@@ -243,51 +261,71 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
                           TileIndex{rows.first_dst_tile(pt), cols.first_dst_tile(qt)});
   }
 
-  // Batches exactly as make_plan.
-  const index_t src_cols = cols.src_end() - cols.src_begin();
-  plan.batch =
-      options.batch > 0 ? std::min(options.batch, src_cols) : automatic_batch(r, src_cols, options);
-  plan.batches = (src_cols + plan.batch - 1) / plan.batch;
-  for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})
-    d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
-
   // Column groups cut at batch boundaries, bucketed by batch; inside a batch in (class,
-  // group, first member) order.
+  // group, first member) order. A member that a boundary cuts (only where the budget
+  // splits a source tile column) becomes one single-member group per batch, appended
+  // after the scanned groups in (class, piece) order, the same on every rank.
+  plan.col_groups = cols.take_groups();
   struct ColumnSlice {
     int src_coord, dst_coord;
     GroupRange range;
   };
-  const auto for_each_slice = [&](auto&& f) {
+  std::vector<std::pair<index_t, ColumnSlice>> batch_slices;  // (batch, slice)
+  {
+    const std::vector<index_t>& bc = plan.batch_columns;
+    const index_t origin = r.dst_origin.j;
     for (int cs = 0; cs < Qs; ++cs)
       for (int ct = 0; ct < Qt; ++ct) {
         const auto [g0, g1] = cols.groups_of(cs, ct);
         for (index_t g = g0; g < g1; ++g) {
-          const PieceGroup& cg = cols.groups()[static_cast<std::size_t>(g)];
+          const PieceGroup cg = plan.col_groups[static_cast<std::size_t>(g)];
+          const auto column = [&](index_t t) { return cg.dst_start + t * cg.stride - origin; };
           for (index_t t = 0; t < cg.count;) {
-            const index_t b = (cg.src_tile + t * cg.src_tile_step - cols.src_begin()) / plan.batch;
-            index_t end = cg.count;
-            if (cg.count > 1) {
-              // First member in a later batch: src_tile + t * step >= src_begin + (b+1) batch.
-              const index_t next = cols.src_begin() + (b + 1) * plan.batch - cg.src_tile;
-              end = std::min(cg.count, (next + cg.src_tile_step - 1) / cg.src_tile_step);
+            const index_t c0 = column(t);
+            index_t b = std::upper_bound(bc.begin(), bc.end(), c0) - bc.begin() - 1;
+            const index_t b_end = bc[static_cast<std::size_t>(b) + 1];
+            if (c0 + cg.length > b_end) {  // member t is cut: one group per part
+              for_each_batch_part(bc, b, c0, cg.length, [&](index_t c, index_t w, index_t k) {
+                PieceGroup part = cg.slice(t, 1);
+                const index_t d = c - c0;
+                part.src_start += d;
+                part.dst_start += d;
+                part.src_offset += d;
+                part.dst_offset += d;
+                part.length = w;
+                batch_slices.push_back(
+                    {k,
+                     ColumnSlice{cs, ct,
+                                 GroupRange{static_cast<index_t>(plan.col_groups.size()), 0, 1}}});
+                plan.col_groups.push_back(part);
+              });
+              ++t;
+              continue;
             }
-            f(b, ColumnSlice{cs, ct, GroupRange{g, t, end - t}});
+            // Members starting before b_end; the last of them may be cut: next round.
+            index_t end = t + 1;
+            if (cg.count > 1) {
+              end = std::min(cg.count, t + (b_end - c0 + cg.stride - 1) / cg.stride);
+              if (end - 1 > t && column(end - 1) + cg.length > b_end) --end;
+            }
+            batch_slices.push_back({b, ColumnSlice{cs, ct, GroupRange{g, t, end - t}}});
             t = end;
           }
         }
       }
-  };
-  std::vector<index_t> slice_first(static_cast<std::size_t>(plan.batches) + 1, 0);
-  for_each_slice(
-      [&](index_t b, const ColumnSlice&) { slice_first[static_cast<std::size_t>(b) + 1] += 1; });
-  for (std::size_t b = 0; b + 1 < slice_first.size(); ++b) slice_first[b + 1] += slice_first[b];
-  std::vector<ColumnSlice> slices(static_cast<std::size_t>(slice_first.back()));
-  {
-    std::vector<index_t> next(slice_first.begin(), slice_first.end() - 1);
-    for_each_slice([&](index_t b, const ColumnSlice& s) {
-      slices[static_cast<std::size_t>(next[static_cast<std::size_t>(b)]++)] = s;
-    });
   }
+  // Split groups were appended in slice order, so a stable sort by batch keeps (class,
+  // group, first member) order inside each batch.
+  std::stable_sort(batch_slices.begin(), batch_slices.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<index_t> slice_first(static_cast<std::size_t>(plan.batches) + 1, 0);
+  std::vector<ColumnSlice> slices;
+  slices.reserve(batch_slices.size());
+  for (const auto& [b, slice] : batch_slices) {
+    slice_first[static_cast<std::size_t>(b) + 1] += 1;
+    slices.push_back(slice);
+  }
+  for (std::size_t b = 0; b + 1 < slice_first.size(); ++b) slice_first[b + 1] += slice_first[b];
 
   // Families, batch by batch: column slice outer, row groups inner; bucketed by peer.
   std::vector<std::vector<BlockFamily>> to(static_cast<std::size_t>(comm_size));
@@ -332,7 +370,7 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
       std::sort(peers.begin(), peers.end());
       for (const int peer : peers) {
         append_message(d, peer, b, buckets[static_cast<std::size_t>(peer)], rows.groups(),
-                       cols.groups());
+                       plan.col_groups);
         buckets[static_cast<std::size_t>(peer)].clear();
       }
       peers.clear();
@@ -340,7 +378,7 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
     flush(to, to_peers, plan.send);
     flush(from, from_peers, plan.recv);
     if (!own.empty()) {
-      append_message(plan.local, rank, b, own, rows.groups(), cols.groups());
+      append_message(plan.local, rank, b, own, rows.groups(), plan.col_groups);
       own.clear();
     }
   }
@@ -356,7 +394,6 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
         }
   family_stats(plan);
   plan.row_groups = rows.take_groups();
-  plan.col_groups = cols.take_groups();
   return plan;
 }
 
@@ -366,10 +403,13 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
 /// ranks, as block families. Same inputs, checks and errors as make_plan (the same
 /// functions run), same statistics; the families move exactly make_plan's segments.
 /// Cost: O(pieces per axis + families) when both distributions are grids (per lcm period
-/// instead of per axis with uniform tiles and block-cyclic grids), else that of make_plan.
+/// instead of per axis with uniform tiles and block-cyclic grids), else that of make_plan;
+/// plus, when some rank's region elements exceed max_buffer_bytes, the budget's pass over
+/// the column pieces (plan/batch_budget.hpp).
 /// @throws region_error if r does not fit; distribution_error if a distribution uses
 /// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
-/// options or a rank outside [0, comm_size).
+/// options, a rank outside [0, comm_size), or a max_buffer_bytes below the feasible
+/// minimum (the same message on every rank, before any owner check).
 /// @post stats == make_plan(src, dst, r, rank, comm_size, options).stats; for every
 /// (peer, batch) both ends list the same families, in the same order, at the same
 /// buffer offsets (block_family.hpp).
