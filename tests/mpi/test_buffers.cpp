@@ -1,9 +1,13 @@
 // Buffer memory is known before the first run and bounded by the batch: the
 // Redistributor's buffer_bytes() does not change when it runs, never exceeds the plan's
-// send + receive figure for the largest batch, and shrinks with smaller batches.
+// send + receive figure for the largest batch, and shrinks with smaller batches. With
+// batch = 0, PlanOptions::max_buffer_bytes caps that figure on every rank, also where
+// irregular source tile columns must be cut inside (issue 10).
 #include <algorithm>
+#include <vector>
 
 #include <boost/mpi/collectives.hpp>
+#include <boost/serialization/vector.hpp>
 
 #include <redist/redist.hpp>
 
@@ -37,6 +41,58 @@ TEST_CASE("mpi: buffer memory is exact before the first run and bounded by the b
     if (batch == 0) largest = worst;
     if (np > 1 && batch == 1) CHECK(worst < largest);  // 1 of 25 source tile columns at a time
     if (np == 1) CHECK(before == 0);                   // everything is local
+  }
+}
+
+/// Moves a displaced region from irregular source tile columns (some far wider than the
+/// budget allows) under `budget` bytes; checks every target element, the untouched rest,
+/// the cap on every rank, and that some batch boundary falls inside a source tile column.
+template <class T>
+void check_budget_run(const boost::mpi::communicator& comm, index_t budget) {
+  const int np = comm.size();
+  const IrregularAxis src_cols({0, 3, 52, 53, 60, 114, 118, 150});
+  const Layout src{Tiling{UniformAxis<>(120, 8), src_cols}, BlockCyclic(1, np)};
+  const Layout dst{uniform(110, 150, 10, 9), BlockCyclic(np, 1)};
+  const Region region{{100, 140}, {3, 2}, {5, 7}};
+  TiledMatrix<T, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
+  TiledMatrix<T, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
+  fill_source(a);
+  fill_sentinel(b);
+  PlanOptions o;
+  o.max_buffer_bytes = budget;
+  Redistributor r(a, b, comm, region, o);
+  r.redistribute();
+  index_t checked = 0;
+  CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+  CHECK(sum(comm, checked) == 110 * 150);
+  CHECK(sum(comm, source_errors(a)) == 0);
+  const index_t used = r.plan().stats.buffer_elements * static_cast<index_t>(sizeof(T));
+  const index_t worst = boost::mpi::all_reduce(comm, used, boost::mpi::maximum<index_t>());
+  CHECK(worst <= budget);
+  // Every rank the same boundaries; with several ranks, one inside a source tile column.
+  const std::vector<index_t>& columns = r.plan().batch_columns;
+  std::vector<index_t> first = columns;
+  boost::mpi::broadcast(comm, first, 0);
+  CHECK(columns == first);
+  bool inside = false;
+  for (const index_t c : columns)
+    inside |= c < region.extent.cols &&
+              src_cols.begin(src_cols.tile_of(region.src_origin.j + c)) != region.src_origin.j + c;
+  if (np > 1) {
+    CHECK(r.plan().batches > 1);
+    CHECK(inside);
+  } else {
+    CHECK(worst == 0);  // everything is local
+  }
+}
+
+TEST_CASE("mpi: max_buffer_bytes caps every rank's buffers, cutting inside source columns") {
+  const boost::mpi::communicator comm;
+  // A column carries at most 100 elements on a rank; 12 columns' worth forces cuts inside
+  // the 49- and 54-column source tiles.
+  SUBCASE("double") { check_budget_run<double>(comm, 12 * 100 * 8); }
+  SUBCASE("float, a budget that is no multiple of the column") {
+    check_budget_run<float>(comm, 12 * 100 * 4 + 3);
   }
 }
 }  // namespace
