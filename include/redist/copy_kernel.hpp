@@ -13,6 +13,13 @@
 #include <emmintrin.h>
 #endif
 
+// In-register transposes need SSE2 on the host; never in device code.
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#define REDIST_SIMD_TRANSPOSE 1
+#else
+#define REDIST_SIMD_TRANSPOSE 0
+#endif
+
 #include <Kokkos_Core.hpp>
 
 #include <redist/index.hpp>
@@ -55,6 +62,69 @@ inline void copy_streaming(void* dst, const void* src, std::size_t n) {
   std::memcpy(d, s, n);
 #else
   std::memcpy(dst, src, n);
+#endif
+}
+
+/// Whether transpose_line_tile has an in-register (SIMD) version for elements of `Size`
+/// bytes: 4 and 8 (one tile column of 64 / Size elements is one cache line).
+template <std::size_t Size>
+inline constexpr bool simd_transpose = REDIST_SIMD_TRANSPOSE && (Size == 4 || Size == 8);
+
+/// d[j * ldd + i] = s[i * lds + j] for i, j < B = 64 / Size (lds, ldd in elements): a tile
+/// of B source rows of one cache line each, transposed in registers (SSE2 unpack steps)
+/// and stored as B target columns of one line each. A target column that starts on a
+/// cache line is stored streaming when `streaming` (whole lines: no read of the target).
+/// @pre simd_transpose<Size>
+template <std::size_t Size>
+inline void transpose_line_tile(const void* src, index_t lds, void* dst, index_t ldd,
+                                bool streaming) {
+#if REDIST_SIMD_TRANSPOSE
+  const auto* s = static_cast<const char*>(src);
+  auto* d = static_cast<char*>(dst);
+  const std::ptrdiff_t ls = static_cast<std::ptrdiff_t>(lds) * Size;
+  const std::ptrdiff_t ld = static_cast<std::ptrdiff_t>(ldd) * Size;
+  const auto load = [&](index_t i, index_t j) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i * ls + j * Size));
+  };
+  // Each 16-byte store goes to target column j at row i; streamed when its column is.
+  const auto store = [&](index_t j, index_t i, __m128i x, bool stream) {
+    auto* p = reinterpret_cast<__m128i*>(d + j * ld + i * Size);
+    if (stream)
+      _mm_stream_si128(p, x);
+    else
+      _mm_storeu_si128(p, x);
+  };
+  const auto aligned = [&](index_t j) {
+    return streaming && (reinterpret_cast<std::uintptr_t>(d + j * ld) & 63) == 0;
+  };
+  if constexpr (Size == 8) {
+    // 2 x 2 blocks: rows i, i + 1 of columns j, j + 1 become columns j, j + 1.
+    for (index_t j = 0; j < 8; j += 2) {
+      const bool s0 = aligned(j), s1 = aligned(j + 1);
+      for (index_t i = 0; i < 8; i += 2) {
+        const __m128i a = load(i, j), b = load(i + 1, j);
+        store(j, i, _mm_unpacklo_epi64(a, b), s0);
+        store(j + 1, i, _mm_unpackhi_epi64(a, b), s1);
+      }
+    }
+  } else {
+    // 4 x 4 blocks of a 16 x 16 tile.
+    for (index_t j = 0; j < 16; j += 4) {
+      const bool st[4] = {aligned(j), aligned(j + 1), aligned(j + 2), aligned(j + 3)};
+      for (index_t i = 0; i < 16; i += 4) {
+        const __m128i r0 = load(i, j), r1 = load(i + 1, j), r2 = load(i + 2, j),
+                      r3 = load(i + 3, j);
+        const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3);
+        const __m128i t2 = _mm_unpackhi_epi32(r0, r1), t3 = _mm_unpackhi_epi32(r2, r3);
+        store(j, i, _mm_unpacklo_epi64(t0, t1), st[0]);
+        store(j + 1, i, _mm_unpackhi_epi64(t0, t1), st[1]);
+        store(j + 2, i, _mm_unpacklo_epi64(t2, t3), st[2]);
+        store(j + 3, i, _mm_unpackhi_epi64(t2, t3), st[3]);
+      }
+    }
+  }
+#else
+  (void)src, (void)lds, (void)dst, (void)ldd, (void)streaming;
 #endif
 }
 

@@ -29,7 +29,9 @@
 /// per copy, threads over columns, vector lanes over each run.
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -140,65 +142,94 @@ inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const Colum
   copy_one_column(c, runs, c.src + m.src + j * c.src_col_step(), c.dst + m.dst + j * c.ldd);
 }
 
-/// Host: d[j * ldd + i] = s[i * lds + j] for i < rows, j < cols. Panels of 64 x 64
-/// (64 source rows and 64 target columns: few enough pages and cache lines to stay
-/// resident while the panel is done), each in 8 x 8 blocks through a local tile: a block
-/// reads 8 source rows of 8 adjacent elements and writes 8 target columns of 8 adjacent
-/// elements (fixed-size loops the compiler unrolls).
-template <class T>
-inline void transpose_plain(const T* s, index_t lds, T* d, index_t ldd, index_t rows, index_t cols,
-                            bool streaming) {
-  constexpr index_t B = 8, P = 64;
+/// Writes v into d (a transposed copy without alpha, beta); lets the tiles below use
+/// in-register transposes.
+struct Assign {
+  template <class T>
+  void operator()(T& d, const T& v) const {
+    d = v;
+  }
+};
+
+/// Host: put(d[j * ldd + i], s[i * lds + j]) for i < rows, j < cols. Strips of B source
+/// rows (B = one cache line of elements for the in-register tiles, 8 otherwise) sweep
+/// panels of 32 target columns in B x B tiles. When every column of a side starts at the
+/// same offset in its cache line, the tile grid is shifted to the line boundaries (the
+/// rows and columns before them are copied element by element), so each tile reads and
+/// writes whole lines and a streaming tile stores whole lines. The source lines of the
+/// next strip and, unless streaming, the target lines of the strip after it are
+/// prefetched: a strided transpose otherwise waits for one miss after another.
+template <class T, class Put = Assign>
+inline void transpose(const T* s, index_t lds, T* d, index_t ldd, index_t rows, index_t cols,
+                      bool streaming, const Put& put = {}) {
+  constexpr bool simd =
+      std::is_same_v<Put, Assign> && std::is_trivially_copyable_v<T> && simd_transpose<sizeof(T)>;
+  constexpr index_t B = simd ? static_cast<index_t>(64 / sizeof(T)) : 8, P = 32;
+  constexpr index_t line = sizeof(T) >= 64 ? 1 : static_cast<index_t>(64 / sizeof(T));
+  static_assert(P % B == 0);
   const auto min = [](index_t a, index_t b) { return a < b ? a : b; };
-  for (index_t i1 = 0; i1 < rows; i1 += P)
-    for (index_t j1 = 0; j1 < cols; j1 += P) {
-      const index_t i_end = min(rows, i1 + P), j_end = min(cols, j1 + P);
-      for (index_t j0 = j1; j0 < j_end; j0 += B)
-        for (index_t i0 = i1; i0 < i_end; i0 += B) {
-          const T* sb = s + i0 * lds + j0;
-          T* db = d + j0 * ldd + i0;
-          if (i0 + B <= i_end && j0 + B <= j_end) {
-            T tile[B][B];
-            for (index_t i = 0; i < B; ++i)
-              for (index_t j = 0; j < B; ++j) tile[j][i] = sb[i * lds + j];
-            for (index_t j = 0; j < B; ++j) {
-              // A tile column of whole cache lines streams (no read of the target line):
-              // measured 1.7x on an 8192^2 double transpose.
-              if constexpr (sizeof(T) * B % 64 == 0)
-                if (streaming) {
-                  copy_streaming(db + j * ldd, tile[j], sizeof(T) * B);
-                  continue;
-                }
-              for (index_t i = 0; i < B; ++i) db[j * ldd + i] = tile[j][i];
-            }
-          } else {
-            const index_t ni = min(B, i_end - i0), nj = min(B, j_end - j0);
-            for (index_t j = 0; j < nj; ++j)
-              for (index_t i = 0; i < ni; ++i) db[j * ldd + i] = sb[i * lds + j];
+  const auto scalar = [&](index_t i0, index_t i1, index_t j0, index_t j1) {
+    for (index_t j = j0; j < j1; ++j)
+      for (index_t i = i0; i < i1; ++i) put(d[j * ldd + i], s[i * lds + j]);
+  };
+  // Elements before the first line boundary, when all columns share its offset.
+  const auto head = [&](const T* p, index_t ld) -> index_t {
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    if (at % sizeof(T) != 0 || ld * static_cast<index_t>(sizeof(T)) % 64 != 0) return 0;
+    return static_cast<index_t>((64 - at % 64) % 64 / sizeof(T)) % B;
+  };
+  const index_t ib = min(rows, head(d, ldd)), jb = min(cols, head(s, lds));
+  scalar(0, ib, 0, cols);
+  scalar(ib, rows, 0, jb);
+  const auto tile = [&](index_t i0, index_t j0) {
+    const index_t ni = min(B, rows - i0), nj = min(B, cols - j0);
+    const T* sb = s + i0 * lds + j0;
+    T* db = d + j0 * ldd + i0;
+    if (ni < B || nj < B) {
+      scalar(i0, i0 + ni, j0, j0 + nj);
+    } else if constexpr (simd) {
+      transpose_line_tile<sizeof(T)>(sb, lds, db, ldd, streaming);
+    } else {
+      T t[B][B];
+      for (index_t i = 0; i < B; ++i)
+        for (index_t j = 0; j < B; ++j) t[j][i] = sb[i * lds + j];
+      for (index_t j = 0; j < B; ++j) {
+        // A tile column of whole cache lines streams (no read of the target line).
+        if constexpr (std::is_same_v<Put, Assign> && sizeof(T) * B % 64 == 0)
+          if (streaming) {
+            copy_streaming(db + j * ldd, t[j], sizeof(T) * B);
+            continue;
           }
-        }
+        for (index_t i = 0; i < B; ++i) put(db[j * ldd + i], t[j][i]);
+      }
     }
+  };
+  for (index_t j1 = jb; j1 < cols; j1 += P) {
+    const index_t j_end = min(cols, j1 + P);
+    for (index_t i0 = ib; i0 < rows; i0 += B) {
+      for (index_t i = i0 + B; i < min(rows, i0 + 2 * B); ++i) {
+        for (index_t j = j1; j < j_end; j += line) __builtin_prefetch(s + i * lds + j);
+        __builtin_prefetch(s + i * lds + j_end - 1);
+      }
+      if (!streaming && i0 + 2 * B < rows)
+        for (index_t j = j1; j < j_end; ++j) __builtin_prefetch(d + j * ldd + i0 + 2 * B, 1);
+      for (index_t j0 = j1; j0 < j_end; j0 += B) tile(i0, j0);
+    }
+  }
 }
 
-/// Host: one member of a transposed copy, in blocks of 8 columns: each source row of a
-/// block is 8 adjacent elements, read once, written to 8 target columns.
+/// Host: one member of a transposed copy: each run is a transpose of `length` op-rows
+/// by col_len columns, plain or through put (alpha, beta, conjugation).
 template <class T>
 inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d) {
-  if (!c.scaled) {
-    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-      transpose_plain(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len,
-                      c.streaming);
-    return;
-  }
-  constexpr index_t block = 8;
-  for (index_t j0 = 0; j0 < c.col_len; j0 += block) {
-    const index_t jn = c.col_len - j0 < block ? c.col_len - j0 : block;
-    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
-      const T* sr = s + j0 + runs[r].src;
-      T* dr = d + j0 * c.ldd + runs[r].dst;
-      for (index_t i = 0; i < runs[r].length; ++i)
-        for (index_t j = 0; j < jn; ++j) c.put(dr[j * c.ldd + i], sr[i * c.lds + j]);
-    }
+  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+    const T* sr = s + runs[r].src;
+    T* dr = d + runs[r].dst;
+    if (c.scaled)
+      transpose(sr, c.lds, dr, c.ldd, runs[r].length, c.col_len, false,
+                [&c](T& x, const T& v) { c.put(x, v); });
+    else
+      transpose(sr, c.lds, dr, c.ldd, runs[r].length, c.col_len, c.streaming);
   }
 }
 

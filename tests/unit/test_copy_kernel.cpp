@@ -1,9 +1,12 @@
 // The copy kernel: streaming copies must equal memcpy for every length and alignment
 // (head and tail handling), and run_copies must move exactly its strided copies, with or
 // without streaming stores, touching nothing around them.
+#include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -91,6 +94,87 @@ TEST_CASE("run_copies moves strided copies exactly, streaming or not, few or man
       CAPTURE(copies);
       CHECK(bad == 0);
     }
+}
+
+namespace {
+
+/// Wrong target elements after one transposed copy of a rows x cols block of A (ld lds, at
+/// element so of src) into B (ld ldd, at element doff of dst): B(x, y) = A(y, x), or
+/// 2 * A(y, x) + 0.5 * B(x, y) when scaled; nothing else in dst changes.
+template <class T>
+long transposed_copy_errors(index_t lds, index_t ldd, index_t rows, index_t cols, index_t so,
+                            index_t doff, bool streaming, bool scaled) {
+  std::vector<T> src(static_cast<std::size_t>(so + lds * cols + 8));
+  for (std::size_t k = 0; k < src.size(); ++k) src[k] = T(static_cast<int>(k % 1000) + 1);
+  std::vector<T> dst(static_cast<std::size_t>(doff + ldd * rows + 40), T(-1));
+  CopyPool<T> pool;
+  // Op(A) rows are A's columns: one run of `cols` op-rows, one member of `rows` columns.
+  pool.runs.push_back(RowRun{0, 0, cols});
+  pool.members.push_back(ColumnMember{0, 0});
+  StridedCopy<T> c;
+  c.src = src.data() + so;    // A(i, j) = src[so + i + j * lds]
+  c.dst = dst.data() + doff;  // B(x, y) = dst[doff + x + y * ldd]
+  c.lds = lds, c.ldd = ldd;
+  c.run_first = 0, c.runs = 1, c.member_first = 0, c.members = 1, c.col_len = rows;
+  c.transposed = true;
+  c.streaming = streaming;
+  if constexpr (!std::is_integral_v<T>)
+    if (scaled) c.scale_by(Transform<T>{Op::transpose, T(2), T(0.5)});
+  pool.copies.push_back(c);
+  run_copies(Kokkos::DefaultHostExecutionSpace{}, pool, 0, 1);
+  Kokkos::fence();
+  detail::streaming_fence();
+  long bad = 0;
+  for (std::size_t k = 0; k < dst.size(); ++k) {
+    const index_t off = static_cast<index_t>(k) - doff;
+    const index_t x = off % ldd, y = off / ldd;  // B(x, y) = A(y, x)
+    const bool inside = off >= 0 && x < cols && y < rows;
+    const T a = inside ? src[static_cast<std::size_t>(so + y + x * lds)] : T(0);
+    const T want = !inside ? T(-1) : c.scaled ? T(T(2) * a + T(0.5) * T(-1)) : a;
+    bad += !(dst[k] == want);
+  }
+  return bad;
+}
+
+template <class T>
+void check_transposed_copies() {
+  // clang-format off
+  // lds ldd rows cols: odd strides; strides of whole cache lines (the aligned tile grid)
+  // with blocks that are or are not a multiple of the tile; one-element and thin blocks.
+  const index_t shapes[][4] = {
+    {29,  31,  19, 23},
+    {64,  32,  64, 32},
+    {128, 96,  70, 45},
+    {48,  40,  33, 17},
+    {16,  16,  16, 16},
+    {5,   7,   1,  1},
+    {64,  64,  3,  64},
+  };
+  // clang-format on
+  long bad = 0;
+  for (const auto& sh : shapes)
+    for (const index_t so : {0, 3})
+      for (const index_t doff : {0, 1, 5})
+        for (const bool streaming : {false, true})
+          for (const bool scaled : {false, true}) {
+            const long b =
+                transposed_copy_errors<T>(sh[0], sh[1], std::min(sh[2], sh[0]),
+                                          std::min(sh[3], sh[1]), so, doff, streaming, scaled);
+            if (b) {
+              INFO("lds ", sh[0], " ldd ", sh[1], " rows ", sh[2], " cols ", sh[3], " so ", so,
+                   " doff ", doff, " streaming ", streaming, " scaled ", scaled);
+              CHECK(b == 0);
+            }
+            bad += b;
+          }
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("transposed copies of every element type: SIMD widths, edges, alignment", T,
+                   double, float, int, std::int64_t, std::complex<float>, std::complex<double>) {
+  check_transposed_copies<T>();
 }
 
 TEST_CASE("transposed and scaled copies: every element, streaming or not, odd sizes") {
