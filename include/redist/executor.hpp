@@ -1,34 +1,27 @@
 #pragma once
 /// @file executor.hpp
 /// Runs one rank's task graph (task_graph.hpp): copy programs (copy_program.hpp) on an
-/// execution-space instance, messages through Boost.MPI. With node_shared.hpp and
-/// detail/executor_transport.hpp (its set-up at connect()), the only code that sends
-/// point-to-point messages; collectives live in detail/collectively.hpp and
-/// detail/agreement.hpp.
+/// execution-space instance, messages through the transports (transport/transport.hpp).
 ///
 /// The loop: tasks whose predecessors are done run from ready queues (Init, then Send,
 /// then local copies, then unpacks); Arrive and Ack tasks are transport events and
-/// complete when their message part arrives or is acknowledged. The graph is walked as
-/// compiled (Schedule): the executor adds no dependency of its own. start() runs all
-/// that needs no waiting, test() advances what arrived, wait() completes.
+/// complete when their transport reports them. The graph is walked as compiled
+/// (Schedule): the executor adds no dependency of its own, and it never calls MPI for a
+/// message itself: it tells the message's transport that a batch opened, a chunk is
+/// packed, a message is out or unpacked, and hands it the completions of its requests.
+/// start() runs all that needs no waiting, test() advances what arrived, wait()
+/// completes.
 ///
-/// Transports, chosen per message at connect() (Transport in task_graph.hpp):
-/// - point to point: MPI copies the packed chunk from the send buffer into the receive
-///   buffer (host buffers staged through host mirrors for device memory without
-///   GPU-aware MPI);
-/// - shared window (host memory, ranks of one node): the send buffer is an MPI-3 shared
-///   window; the sender packs into it and sends an 8-byte note; the receiver unpacks
-///   straight from it and acks (Cao et al. 2021, Eq. 4 loses its M_remote / B_net term);
-/// - direct (node_shared.hpp): the sender's source tiles are node-shared; the receiver
-///   copies from them in place, one copy per element, and acks.
-/// Buffers are allocated once and reused by every run (no page faults per call).
+/// connect() chooses the transports, collectively (transport/choose.hpp), and lays out
+/// the message buffers once for them (transport/message_buffers.hpp); the copies that
+/// touch a buffer are bound relative to their message and pointed at it then.
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,18 +30,17 @@
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
-#include <boost/mpi/nonblocking.hpp>
-#include <boost/mpi/request.hpp>
-#include <mpi.h>
 
 #include <redist/copy_kernel.hpp>
 #include <redist/copy_program.hpp>
 #include <redist/detail/bind_copies.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/node_shared.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
+#include <redist/transform.hpp>
+#include <redist/transport/choose.hpp>
+#include <redist/transport/transports.hpp>
 
 namespace redist {
 
@@ -58,7 +50,6 @@ class Executor {
   using execution_space = typename MemorySpace::execution_space;
 
  private:
-  using buffer_view = Kokkos::View<T*, MemorySpace>;
   /// A pool's arrays in device memory (device memory spaces only).
   struct DevicePool {
     Kokkos::View<StridedCopy<T>*, MemorySpace> copies;
@@ -66,20 +57,9 @@ class Executor {
     Kokkos::View<ColumnMember*, MemorySpace> members;
   };
   using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
-  using Address = std::pair<const T*, index_t>;       ///< a segment's start and ld
+  using Address = transport::Address<T>;              ///< a segment's start and ld
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
-  static constexpr int tag_base = 7100;
-  static constexpr int ack_tag = tag_base - 1;
-  static constexpr int describe_tag = tag_base - 2;
-
-  /// What a completed request means: a piece of a chunk, a note (the chunk waits in the
-  /// sender's window), a direct note (the sender's source is ready), or an ack.
-  enum class EventKind { data, note, direct, ack };
-  struct Event {
-    EventKind kind;
-    std::size_t index;  ///< chunk (data, note), received message (direct), sent message (ack)
-  };
 
  public:
   /// Binds `plan` to the local tiles of src and dst. Both matrices must outlive the
@@ -98,17 +78,18 @@ class Executor {
   Executor(CompactPlan plan, const std::vector<const SrcMatrix*>& srcs,
            const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
-      : plan_(std::move(plan)), comm_(std::move(comm)), options_(options), transform_(transform) {
+      : plan_(std::move(plan)),
+        comm_(std::move(comm)),
+        options_(options),
+        transform_(transform),
+        buffers_(!options.gpu_aware_mpi) {
     options_.validate();
-    index_t send_max = 0, recv_max = 0;
-    for (index_t e : plan_.send.batch_elements) send_max = std::max(send_max, e);
-    for (index_t e : plan_.recv.batch_elements) recv_max = std::max(recv_max, e);
-    send_buf_ = buffer_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::send"),
-                            static_cast<std::size_t>(send_max));
-    recv_buf_ = buffer_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::recv"),
-                            static_cast<std::size_t>(recv_max));
-    send_host_ = Kokkos::create_mirror_view(send_buf_);
-    recv_host_ = Kokkos::create_mirror_view(recv_buf_);
+    link_.comm = comm_;
+    link_.messages = {&plan_, &graph_};
+    link_.buffers = &buffers_;
+    link_.requests = &requests_;
+    link_.exec = &exec_;
+    link_.max_message_bytes = plan_.options.max_message_bytes;
     graph_ = make_task_graph(plan_, chunk_elements());
 
     std::vector<detail::MatrixSide<T, SrcMatrix>> src_side;
@@ -176,7 +157,6 @@ class Executor {
       const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
       c.streaming = stream_pack_ && (contiguous || shortest * bytes >= 1024);
     }
-    rebase_sends();
     compile_graph();
   }
 
@@ -193,18 +173,13 @@ class Executor {
   const Transform<T>& transform() const { return transform_; }
   /// Whether an execution started and has not completed.
   bool running() const { return running_; }
-  /// Bytes of message buffers this executor holds (device + host staging). Before
-  /// connect(): the largest batch's send buffer plus the largest batch's receive buffer
-  /// (at least PlanStats::buffer_elements, more when the two peak in different batches).
-  /// After it, with the shared window: the window's send buffer, plus a receive buffer
-  /// only for messages from other nodes.
-  index_t buffer_bytes() const {
-    const index_t n = static_cast<index_t>(send_buf_.extent(0) + recv_buf_.extent(0));
-    return n * static_cast<index_t>(sizeof(T)) * (staged() ? 2 : 1) + window_bytes_;
-  }
+  /// Bytes of message buffers this executor holds (device + host staging + its part of
+  /// the node window), known after connect(): at most the plan's
+  /// PlanStats::buffer_elements elements (twice when staged).
+  index_t buffer_bytes() const { return buffers_.bytes(); }
   /// Whether messages between ranks of this node go through the shared window (known
   /// after connect()).
-  bool shared_window() const { return window_ != nullptr; }
+  bool shared_window() const { return transports_.shared_window.window() != nullptr; }
   /// Messages this rank sends and receives direct, read in place from node-shared source
   /// memory (known after connect()).
   std::pair<index_t, index_t> direct_messages() const {
@@ -218,19 +193,44 @@ class Executor {
   /// The tasks (graph vertices) in the order they completed in the last execution.
   const std::vector<std::uint32_t>& completion_order() const { return order_; }
 
-  /// Sets up the transports (on host memory, the node's shared window and direct reads)
-  /// and builds the task graph for them: collective over the communicator. start() does
-  /// it if nobody did; calling it first makes buffer_bytes() exact before the first run.
-  /// Idempotent.
+  /// Chooses the transports (transport/choose.hpp), lays out and allocates the message
+  /// buffers, binds the copies to them and builds the task graph for them: collective
+  /// over the communicator. start() does it if nobody did. Idempotent.
   /// @throws communication_error if MPI fails while setting up (a window, a description).
   void connect() {
     if (transport_ready_) return;
+    transport::TransportChoice<T> choice;
     try {
-      setup_transport();
+      choice = transport::choose_transports<T, MemorySpace>(
+          comm_, plan_, graph_, host_memory && options_.shared_window, transform_.transposes(),
+          segment_source_, buffers_);
     } catch (const boost::mpi::exception& e) {
       throw communication_error(
           detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
     }
+    transport_ready_ = true;
+    graph_.send_transport = choice.send;
+    graph_.recv_transport = choice.recv;
+    if (choice.window)
+      transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
+    transports_.direct.attach(std::move(choice.direct_windows));
+    bind_receives_(choice.described);
+    // Unpacks of point-to-point messages read the receive part; those of window messages
+    // are pointed at the sender's part when its note arrives.
+    for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
+      const std::size_t m = graph_.recv.chunks[c].message;
+      if (graph_.recv_transport[m] == Transport::point_to_point)
+        rebase_sources(recv_pool_, recv_rel_, recv_range_[c], buffers_.recv_at(m));
+    }
+    for (auto& c : recv_pool_.copies) c.streaming = stream_target_;
+    // Packs go to the send part, message after message.
+    for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c)
+      rebase_targets(send_pool_, send_rel_, send_range_[c],
+                     buffers_.send_at(graph_.send.chunks[c].message));
+    // The chunks are the same as before (same plan, same chunk size); the transports and
+    // with them the Ack tasks are new.
+    graph_ = make_task_graph(plan_, chunk_elements(), graph_.send_transport, graph_.recv_transport);
+    compile_graph();
   }
 
   /// Starts an execution on `exec`: posts receives, packs and sends, copies local
@@ -245,17 +245,15 @@ class Executor {
     event_.assign(schedule_.in_degree.size(), 0);
     next_post_.assign(graph_.send.begin.begin(), graph_.send.begin.end() - 1);
     packed_.assign(graph_.send.chunks.size(), 0);
-    pieces_left_.assign(graph_.recv.chunks.size(), 0);
     recv_left_.clear();
     for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
       recv_left_.push_back(graph_.recv.begin[m + 1] - graph_.recv.begin[m]);
     requests_.clear();
-    events_.clear();
     tasks_run_ = {};
     order_.clear();
     for (auto& q : ready_) q.clear();
     ready_head_ = {};
-    announce_direct_sends();
+    transports_.for_each([](auto& t) { t.begin(); });
     for (std::size_t v = 0; v < pending_.size(); ++v)
       if (pending_[v] == 0) make_ready(v);
     drain();
@@ -283,8 +281,7 @@ class Executor {
       if (requests_.empty())
         throw communication_error("redist: task graph stalled with " + std::to_string(remaining_) +
                                   " tasks left and no message outstanding");
-      const auto done = boost::mpi::wait_any(requests_.begin(), requests_.end()).second;
-      handle(static_cast<std::size_t>(done - requests_.begin()));
+      handle(requests_.wait());
       drain();
     }
     finish();
@@ -297,7 +294,13 @@ class Executor {
   }
 
  private:
-  bool staged() const { return !host_memory && !options_.gpu_aware_mpi; }
+  /// The transports' view of this executor (transport::TransportEvents).
+  struct Events {
+    Executor& x;
+    void arrived(std::size_t c, const T* at) { x.arrived(c, at); }
+    void acked(std::size_t m) { x.event(x.graph_.ack_vertex[m]); }
+  };
+
   index_t chunk_elements() const {
     return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
   }
@@ -365,14 +368,6 @@ class Executor {
     return sides[static_cast<std::size_t>(part)];
   }
 
-  static index_t segments_in(const FamilyList& d, const Message& msg) {
-    index_t n = 0;
-    for (index_t f = msg.first; f < msg.first + msg.count; ++f)
-      n += d.families[static_cast<std::size_t>(f)].rows.count *
-           d.families[static_cast<std::size_t>(f)].cols.count;
-    return n;
-  }
-
   /// Points the buffer side of the copies of range r at `base` (a message's start): the
   /// source of unpacks, the target of packs.
   static void rebase_sources(CopyPool<T>& pool, const std::vector<index_t>& rel, Range r,
@@ -381,16 +376,6 @@ class Executor {
   }
   static void rebase_targets(CopyPool<T>& pool, const std::vector<index_t>& rel, Range r, T* base) {
     for (std::size_t k = r.first; k < r.second; ++k) pool.copies[k].dst = base + rel[k];
-  }
-  /// Packs go to the send buffer (or the node window), message after message.
-  void rebase_sends() {
-    T* buffer = window_ ? window_send_ : send_buf_.data();
-    for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c)
-      rebase_targets(send_pool_, send_rel_, send_range_[c],
-                     buffer + send_offset(graph_.send.chunks[c].message));
-  }
-  index_t send_offset(std::size_t m) const {
-    return window_ ? window_offset_[m] : plan_.send.messages[m].buffer_offset;
   }
 
   /// A task whose predecessors are done: queue it, or for a transport task, complete it
@@ -440,11 +425,17 @@ class Executor {
 
   /// Handles every request that has completed, without blocking.
   void poll() {
-    while (!requests_.empty()) {
-      const auto done = boost::mpi::test_any(requests_.begin(), requests_.end());
-      if (!done) return;
-      handle(static_cast<std::size_t>(done->second - requests_.begin()));
-    }
+    while (const auto e = requests_.test()) handle(*e);
+  }
+  /// A request completed: its transport turns it into events.
+  void handle(const transport::Completion& e) {
+    Events events{*this};
+    transports_.with(e.how, [&](auto& t) { t.complete(e, events); });
+  }
+  /// Received chunk c is readable: at `at` (its message's start), or where bound.
+  void arrived(std::size_t c, const T* at) {
+    if (at) rebase_sources(recv_pool_, recv_rel_, recv_range_[c], at);
+    event(graph_.arrive_vertex[c]);
   }
 
   void execute(std::size_t v) {
@@ -456,7 +447,7 @@ class Executor {
       case TaskKind::send:
         run_program(send_pool_, send_device_, send_range_[t.index]);
         packed_[t.index] = 1;
-        post_ready_chunks(graph_.send.chunks[t.index].message);
+        ship_ready_chunks(graph_.send.chunks[t.index].message);
         break;
       case TaskKind::receive:
         if (t.remote)
@@ -471,97 +462,51 @@ class Executor {
     }
   }
 
-  void unpack(std::size_t c) {
-    const Chunk& ch = graph_.recv.chunks[c];
-    run_program(recv_pool_, recv_device_, recv_range_[c]);
-    const Transport how = graph_.recv_transport[ch.message];
-    if (how != Transport::point_to_point && --recv_left_[ch.message] == 0) {
-      // Last chunk read from the peer's memory: tell it the memory is free.
-      exec_.fence();
-      send_requests_.push_back(comm_.isend(plan_.recv.messages[ch.message].peer, ack_tag));
-    }
-  }
-
   /// Init(k): the previous batch's sends must be done before their buffer is reused;
-  /// then all receives of batch k are posted, peers staggered from rank + 1.
-  void open_batch(index_t k);
-
-  /// Sends the packed chunks of message m that are next in order (MPI keeps the order of
-  /// messages with one tag between two ranks, so chunks must leave in order); once all
-  /// are out, a message read in place expects its ack.
-  void post_ready_chunks(std::size_t m);
-
-  void post_chunk(std::size_t c);
-
-  void post_request(EventKind kind, std::size_t index, boost::mpi::request r) {
-    requests_.push_back(std::move(r));
-    events_.push_back({kind, index});
+  /// then the receives of batch k are posted, peers staggered from rank + 1.
+  void open_batch(index_t k) {
+    requests_.wait_sends();
+    std::vector<std::size_t> msgs;
+    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
+      if (plan_.recv.messages[m].batch == k) msgs.push_back(m);
+    const int me = plan_.rank, p = plan_.comm_size;
+    std::stable_sort(msgs.begin(), msgs.end(), [&](std::size_t a, std::size_t b) {
+      return (plan_.recv.messages[a].peer - me + p) % p <
+             (plan_.recv.messages[b].peer - me + p) % p;
+    });
+    for (std::size_t m : msgs)
+      transports_.with(graph_.recv_transport[m], [&](auto& t) { t.post_receives(m); });
   }
 
-  /// Request k completed: drop it (O(outstanding) waiting) and deliver its event.
-  void handle(std::size_t k);
+  /// Ships the packed chunks of message m that are next in order (MPI keeps the order of
+  /// messages with one tag between two ranks, so chunks must leave in order).
+  void ship_ready_chunks(std::size_t m) {
+    const std::size_t end = graph_.send.begin[m + 1];
+    std::size_t& c = next_post_[m];
+    if (c == end || !packed_[c]) return;
+    transports_.with(graph_.send_transport[m], [&](auto& t) {
+      while (c < end && packed_[c]) {
+        if (stream_pack_) detail::streaming_fence();  // the packed chunk, visible to its reader
+        exec_.fence();  // packing must be done before anyone reads the buffer
+        t.ship(c++);
+      }
+      if (c == end) t.shipped(m);
+    });
+  }
 
-  /// Chunk c is in (in the receive buffer, or readable in the sender's memory).
-  void arrived(std::size_t c);
-
-  void wait_sends() {
-    boost::mpi::wait_all(send_requests_.begin(), send_requests_.end());
-    send_requests_.clear();
+  void unpack(std::size_t c) {
+    run_program(recv_pool_, recv_device_, recv_range_[c]);
+    const std::size_t m = graph_.recv.chunks[c].message;
+    if (--recv_left_[m] == 0)
+      transports_.with(graph_.recv_transport[m], [&](auto& t) { t.consumed(m); });
   }
 
   void finish() {
-    wait_sends();
+    requests_.wait_sends();
     exec_.fence();
     detail::streaming_fence();
     running_ = false;
   }
-
-  /// connect(): sets up the node's transports (host memory), binds the receives for
-  /// them, then builds the task graph for the chosen transports. Collective over the
-  /// communicator.
-  void setup_transport();
-
-  /// Finds the direct messages, puts the send buffer of the others in a shared window of
-  /// the node's ranks, and tells every receiver on the node how to read each message;
-  /// returns, per received message, the described segment addresses (direct ones).
-  std::vector<std::vector<Address>> connect_node();
-
-  /// A message can go direct when every segment's source lies in one node-shared window
-  /// that the receiver is part of. Marks send_transport; returns each message's window
-  /// and its segments' addresses.
-  std::vector<std::shared_ptr<detail::NodeWindow>> find_direct_sends(
-      std::vector<std::vector<Address>>& segments);
-
-  /// Whether a message of `count` segments fits one description (an MPI int count).
-  static bool describable(index_t count) { return count <= (INT_MAX - 3) / 2; }
-
-  /// Each on-node message is described to its receiver once: {0} when it is packed, or
-  /// {1, window id, sender's node rank, then per segment: byte offset in the sender's
-  /// part of the window, leading dimension} when the receiver reads it in place.
-  std::vector<std::vector<Address>> exchange_descriptions(
-      const std::vector<std::shared_ptr<detail::NodeWindow>>& window_of,
-      const std::vector<std::vector<Address>>& segments);
-
-  void add_direct_window(std::shared_ptr<detail::NodeWindow> w) {
-    if (std::find(direct_windows_.begin(), direct_windows_.end(), w) == direct_windows_.end())
-      direct_windows_.push_back(std::move(w));
-  }
-
-  /// start(): our source is ready; every direct receiver may read it now, and acks when
-  /// done (wait() returns only then, so the caller may change the source after it).
-  void announce_direct_sends();
-
-  /// Splits `elements` elements into pieces an MPI int count can carry
-  /// (PlanOptions::max_message_bytes); f(byte offset, bytes).
-  template <class F>
-  void for_each_piece(index_t elements, F&& f) const {
-    const index_t total = elements * static_cast<index_t>(sizeof(T));
-    const index_t limit = plan_.options.max_message_bytes;
-    for (index_t off = 0; off < total; off += limit)
-      f(off, static_cast<int>(std::min(limit, total - off)));
-  }
-
-  static int tag(index_t batch) { return tag_base + static_cast<int>(batch % 16384); }
 
   CompactPlan plan_;
   boost::mpi::communicator comm_;
@@ -570,8 +515,6 @@ class Executor {
   TaskGraph graph_;
   Schedule schedule_;
   execution_space exec_{};
-  buffer_view send_buf_, recv_buf_;
-  typename buffer_view::HostMirror send_host_, recv_host_;
   CopyPool<T> send_pool_, recv_pool_, local_pool_;
   DevicePool send_device_, recv_device_, local_device_;
   std::vector<index_t> send_rel_, recv_rel_;  ///< buffer offset of each copy in its message
@@ -583,14 +526,10 @@ class Executor {
 
   // Transports (set up by connect()).
   bool transport_ready_ = false;
-  std::shared_ptr<detail::NodeWindow> window_;  ///< the send buffer, shared on the node
-  T* window_send_ = nullptr;
-  index_t window_bytes_ = 0;
-  std::vector<const T*> peer_base_;  ///< by communicator rank; null off the node
-  std::vector<bool> on_node_;
-  std::vector<index_t> window_offset_;  ///< window offset of each sent message
-  std::vector<std::int64_t> note_in_, note_out_;
-  std::vector<std::shared_ptr<detail::NodeWindow>> direct_windows_;  ///< node-shared sources
+  transport::MessageBuffers<T, MemorySpace> buffers_;
+  transport::RequestPool requests_;
+  transport::Link<T, MemorySpace> link_;
+  transport::Transports<T, MemorySpace> transports_{&link_};
 
   // State of the execution in progress.
   bool running_ = false;
@@ -598,21 +537,12 @@ class Executor {
   std::vector<int> pending_;
   std::vector<std::uint8_t> event_;     ///< transport tasks: 1 event came, 2 waiting for it
   std::vector<std::uint8_t> packed_;    ///< per sent chunk
-  std::vector<std::size_t> next_post_;  ///< next chunk of each sent message to post
-  std::vector<int> pieces_left_;        ///< MPI pieces of each received chunk not in yet
+  std::vector<std::size_t> next_post_;  ///< next chunk of each sent message to ship
   std::vector<std::size_t> recv_left_;  ///< chunks of each received message not unpacked
   std::array<std::vector<std::uint32_t>, Schedule::queues> ready_;
   std::array<std::size_t, Schedule::queues> ready_head_{};
-  std::vector<boost::mpi::request> send_requests_;
-  std::vector<boost::mpi::request> requests_;  ///< receives, notes and acks, with their events
-  std::vector<Event> events_;
   TaskCounts tasks_run_;
   std::vector<std::uint32_t> order_;
 };
 
 }  // namespace redist
-
-// Out of class, to keep this file about the schedule: the transport set-up at connect(),
-// and the messages of each execution.
-#include <redist/detail/executor_messages.hpp>
-#include <redist/detail/executor_transport.hpp>

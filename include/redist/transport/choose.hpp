@@ -1,0 +1,230 @@
+#pragma once
+/// @file transport/choose.hpp
+/// Chooses the transport of every message (transport/transport.hpp) and lays out their
+/// buffers (transport/message_buffers.hpp), collectively over the communicator: the
+/// executor's connect(). On host memory with the shared window enabled:
+/// 1. a sent message goes direct when every segment's source lies in one node-shared
+///    window (node_shared.hpp) that its receiver is part of;
+/// 2. the send part of the other messages becomes an MPI-3 shared window of the node's
+///    ranks (collective); messages to ranks on the node then go through it;
+/// 3. every on-node message is described to its receiver once: {0} when it is packed,
+///    or {1, window id, sender's node rank, then per segment: byte offset in the sender's
+///    part of that window, leading dimension} when the receiver reads it in place.
+/// Everything else, and everything on device memory, goes point to point.
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/nonblocking.hpp>
+#include <boost/mpi/request.hpp>
+
+#include <redist/detail/bind_copies.hpp>
+#include <redist/error.hpp>
+#include <redist/node_shared.hpp>
+#include <redist/transport/message_buffers.hpp>
+#include <redist/transport/transport.hpp>
+
+namespace redist::transport {
+
+/// A segment's start and leading dimension.
+template <class T>
+using Address = std::pair<const T*, index_t>;
+
+/// What connect() decided.
+template <class T>
+struct TransportChoice {
+  std::vector<Transport> send, recv;                   ///< per message
+  std::shared_ptr<redist::detail::NodeWindow> window;  ///< the send parts; null: none
+  std::vector<const T*> peer_part;  ///< each rank's send part in the window; null off node
+  std::vector<std::shared_ptr<redist::detail::NodeWindow>> direct_windows;
+  /// Per received direct message: the sender's segments, in binding order.
+  std::vector<std::vector<Address<T>>> described;
+};
+
+namespace detail {
+
+inline index_t segments_in(const FamilyList& d, const Message& msg) {
+  index_t n = 0;
+  for (index_t f = msg.first; f < msg.first + msg.count; ++f)
+    n += d.families[static_cast<std::size_t>(f)].rows.count *
+         d.families[static_cast<std::size_t>(f)].cols.count;
+  return n;
+}
+/// Whether a message of `count` segments fits one description (an MPI int count).
+inline bool describable(index_t count) { return count <= (INT_MAX - 3) / 2; }
+
+/// Marks the sent messages that can go direct; returns each one's window and fills
+/// its segments' addresses.
+template <class T>
+std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
+    const boost::mpi::communicator& comm, const CompactPlan& plan, const TaskGraph& graph,
+    bool transposed, const std::function<Address<T>(index_t, const Piece&, const Piece&)>& source,
+    std::vector<Transport>& how, std::vector<std::vector<Address<T>>>& segments) {
+  using redist::detail::NodeWindow;
+  std::vector<std::shared_ptr<NodeWindow>> window_of(plan.send.messages.size());
+  std::shared_ptr<NodeWindow> w;  // the last window found, and its members
+  std::vector<int> members;
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    const Message& msg = plan.send.messages[m];
+    bool direct = msg.count > 0 && describable(segments_in(plan.send, msg));
+    std::vector<Address<T>>& list = segments[m];
+    for (std::size_t c = graph.send.begin[m]; direct && c < graph.send.begin[m + 1]; ++c)
+      for (std::size_t k = graph.send.chunks[c].first; direct && k < graph.send.chunks[c].end;
+           ++k) {
+        const Slice& s = graph.send.slices[k];
+        redist::detail::for_each_slice_segment(
+            plan, plan.send, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
+              if (!direct) return;
+              const Address<T> a = source(plan.send.families[s.family].part, r, col);
+              // op(A)'s rows are A's columns when the source is read transposed.
+              const index_t span = transposed ? (r.length - 1) * a.second + (col.length - 1) + 1
+                                              : (r.length - 1) + (col.length - 1) * a.second + 1;
+              const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(T);
+              if (!w || !w->owns(a.first, bytes)) {
+                w = NodeWindow::find(a.first, bytes);
+                members = w ? w->node_ranks(comm) : std::vector<int>{};
+              }
+              // The first segment outside a window settles it: private sources cost
+              // one look-up per message.
+              direct = w && (list.empty() || w == window_of[m]) &&
+                       members[static_cast<std::size_t>(msg.peer)] >= 0;
+              window_of[m] = w;
+              list.push_back(a);
+            });
+      }
+    if (direct) {
+      how[m] = Transport::direct;
+    } else {
+      window_of[m].reset();
+      list.clear();
+    }
+  }
+  return window_of;
+}
+
+/// Step 3: describes each on-node message to its receiver; marks the received direct
+/// messages and returns their segments.
+template <class T>
+void exchange_descriptions(
+    const boost::mpi::communicator& comm, const CompactPlan& plan, const std::vector<bool>& on_node,
+    const std::vector<std::shared_ptr<redist::detail::NodeWindow>>& window_of,
+    const std::vector<std::vector<Address<T>>>& segments, TransportChoice<T>& choice) {
+  const auto size_of = [&](index_t count) {
+    return describable(count) ? static_cast<std::size_t>(3 + 2 * count) : std::size_t{1};
+  };
+  const auto add_window = [&](std::shared_ptr<redist::detail::NodeWindow> w) {
+    auto& list = choice.direct_windows;
+    if (std::find(list.begin(), list.end(), w) == list.end()) list.push_back(std::move(w));
+  };
+  std::vector<std::vector<std::int64_t>> in(plan.recv.messages.size()),
+      out(plan.send.messages.size());
+  std::vector<boost::mpi::request> requests;
+  for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
+    const Message& msg = plan.recv.messages[m];
+    if (!on_node[static_cast<std::size_t>(msg.peer)]) continue;
+    in[m].assign(size_of(segments_in(plan.recv, msg)), 0);
+    requests.push_back(
+        comm.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
+  }
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    const Message& msg = plan.send.messages[m];
+    if (!on_node[static_cast<std::size_t>(msg.peer)]) continue;
+    out[m].assign(size_of(segments_in(plan.send, msg)), 0);
+    if (choice.send[m] == Transport::direct) {
+      const redist::detail::NodeWindow& w = *window_of[m];
+      const char* base = w.base(w.node_rank());
+      out[m][0] = 1;
+      out[m][1] = static_cast<std::int64_t>(w.id());
+      out[m][2] = w.node_rank();
+      for (std::size_t i = 0; i < segments[m].size(); ++i) {
+        out[m][3 + 2 * i] = reinterpret_cast<const char*>(segments[m][i].first) - base;
+        out[m][4 + 2 * i] = segments[m][i].second;
+      }
+      add_window(window_of[m]);
+    }
+    requests.push_back(
+        comm.isend(msg.peer, describe_tag, out[m].data(), static_cast<int>(out[m].size())));
+  }
+  boost::mpi::wait_all(requests.begin(), requests.end());
+  for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
+    if (in[m].empty() || in[m][0] != 1) continue;
+    const Message& msg = plan.recv.messages[m];
+    auto w = redist::detail::NodeWindow::find(static_cast<std::uint64_t>(in[m][1]));
+    if (!w)
+      throw communication_error(redist::detail::describe(
+          "node-shared source memory of a peer is not mapped here", "peer", msg.peer));
+    const char* base = w->base(static_cast<int>(in[m][2]));
+    for (std::size_t i = 3; i + 1 < in[m].size(); i += 2)
+      choice.described[m].emplace_back(reinterpret_cast<const T*>(base + in[m][i]), in[m][i + 1]);
+    choice.recv[m] = Transport::direct;
+    add_window(std::move(w));
+  }
+}
+
+}  // namespace detail
+
+/// Chooses the transports, lays out and allocates `buffers`. Collective over comm.
+/// `node_transports`: the shared window and direct reads may be used (host memory, and
+/// ExecutionOptions::shared_window, agreed by every rank). `source(part, r, c)`: the
+/// address of a sent segment in the source.
+template <class T, class MemorySpace>
+TransportChoice<T> choose_transports(
+    const boost::mpi::communicator& comm, const CompactPlan& plan, const TaskGraph& graph,
+    bool node_transports, bool transposed,
+    const std::function<Address<T>(index_t, const Piece&, const Piece&)>& source,
+    MessageBuffers<T, MemorySpace>& buffers) {
+  TransportChoice<T> choice;
+  choice.send.assign(plan.send.messages.size(), Transport::point_to_point);
+  choice.recv.assign(plan.recv.messages.size(), Transport::point_to_point);
+  choice.described.resize(plan.recv.messages.size());
+  if (!node_transports) {
+    buffers.lay_out_sends(plan.send, choice.send);
+    buffers.lay_out_receives(plan.recv, choice.recv);
+    buffers.allocate(nullptr, 0);
+    return choice;
+  }
+  std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
+  const auto window_of =
+      detail::find_direct_sends<T>(comm, plan, graph, transposed, source, choice.send, segments);
+  const index_t need = buffers.lay_out_sends(plan.send, choice.send);
+  choice.window = redist::detail::NodeWindow::create(
+      comm, static_cast<std::size_t>(redist::detail::checked_mul(
+                need, static_cast<index_t>(sizeof(T)), "window bytes")));
+  if (choice.window->node_size() < 2) {
+    // Alone on the node: plain MPI messages.
+    choice.window.reset();
+    std::fill(choice.send.begin(), choice.send.end(), Transport::point_to_point);
+    buffers.lay_out_sends(plan.send, choice.send);
+    buffers.lay_out_receives(plan.recv, choice.recv);
+    buffers.allocate(nullptr, 0);
+    return choice;
+  }
+  const std::vector<int> node_rank = choice.window->node_ranks(comm);
+  choice.peer_part.assign(static_cast<std::size_t>(comm.size()), nullptr);
+  std::vector<bool> on_node(static_cast<std::size_t>(comm.size()), false);
+  for (std::size_t r = 0; r < node_rank.size(); ++r) {
+    if (node_rank[r] < 0) continue;
+    choice.peer_part[r] = reinterpret_cast<const T*>(choice.window->base(node_rank[r]));
+    on_node[r] = true;
+  }
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
+    if (on_node[static_cast<std::size_t>(plan.send.messages[m].peer)] &&
+        choice.send[m] != Transport::direct)
+      choice.send[m] = Transport::shared_window;
+  for (std::size_t m = 0; m < plan.recv.messages.size(); ++m)
+    if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
+      choice.recv[m] = Transport::shared_window;  // or direct: see the descriptions
+  detail::exchange_descriptions(comm, plan, on_node, window_of, segments, choice);
+  buffers.lay_out_receives(plan.recv, choice.recv);
+  buffers.allocate(reinterpret_cast<T*>(choice.window->base(choice.window->node_rank())), need);
+  return choice;
+}
+
+}  // namespace redist::transport

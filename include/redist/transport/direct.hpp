@@ -1,0 +1,80 @@
+#pragma once
+/// @file transport/direct.hpp
+/// Direct (transport/transport.hpp), for ranks of one node whose source tiles are
+/// node-shared (node_shared.hpp): nothing is packed. At start() the sender announces
+/// each direct message with a note (its source is ready); the receiver copies the
+/// segments from the sender's tiles in place, one copy per element, and acks; the sender's
+/// wait() returns only after every ack, so the caller may change the source after it.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <redist/node_shared.hpp>
+#include <redist/transport/link.hpp>
+
+namespace redist::transport {
+
+template <class T, class MemorySpace>
+class Direct {
+ public:
+  using value_type = T;
+  static constexpr Transport kind = Transport::direct;
+
+  explicit Direct(const Link<T, MemorySpace>* link) : link_(link) {}
+
+  /// The node-shared windows of the sources read in place, ours and the peers'.
+  void attach(std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows) {
+    windows_ = std::move(windows);
+    note_in_.assign(link_->messages.plan->recv.messages.size(), 0);
+    note_out_.assign(link_->messages.plan->send.messages.size(), 0);
+  }
+  bool active() const { return !windows_.empty(); }
+
+  /// Our source is ready: every direct receiver may read it now.
+  void begin() {
+    if (windows_.empty()) return;
+    for (const auto& w : windows_) w->publish();
+    const auto& how = link_->messages.graph->send_transport;
+    for (std::size_t m = 0; m < how.size(); ++m) {
+      if (how[m] != kind) continue;
+      const Message& msg = link_->messages.sent(m);
+      link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, ack_tag));
+      link_->requests->post_send(
+          link_->comm.isend(msg.peer, data_tag(msg.batch), &note_out_[m], 1));
+    }
+  }
+
+  void post_receives(std::size_t m) {
+    const Message& msg = link_->messages.received(m);
+    link_->requests->post({kind, Signal::note, m},
+                          link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[m], 1));
+  }
+  void ship(std::size_t) {}  // nothing is packed: direct messages have no Send tasks
+  void shipped(std::size_t) {}
+  void consumed(std::size_t m) {
+    link_->exec->fence();
+    link_->requests->post_send(link_->comm.isend(link_->messages.received(m).peer, ack_tag));
+  }
+
+  /// A note: the sender's source is ready, every chunk of the message is readable where
+  /// its copies were bound. An ack: the receiver is done with our source.
+  template <class Events>
+  void complete(const Completion& e, Events& events) {
+    if (e.signal == Signal::ack) {
+      events.acked(e.index);
+      return;
+    }
+    for (const auto& w : windows_) w->acquire();
+    const auto [first, end] = link_->messages.received_chunks(e.index);
+    for (std::size_t c = first; c < end; ++c) events.arrived(c, nullptr);
+  }
+
+ private:
+  const Link<T, MemorySpace>* link_;
+  std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows_;
+  std::vector<std::int64_t> note_in_, note_out_;  ///< per message; the content is unused
+};
+
+}  // namespace redist::transport

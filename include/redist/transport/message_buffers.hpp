@@ -1,0 +1,154 @@
+#pragma once
+/// @file transport/message_buffers.hpp
+/// The one owner of the message layout: where each packed message lies while it travels.
+/// Computed once, at connect(), after the ranks agreed on the transports
+/// (transport/choose.hpp):
+/// - messages that are packed (point to point, shared window) lie back to back per batch
+///   in the send part, in message order; direct messages take no room (the receiver
+///   reads the source tiles);
+/// - messages received point to point lie back to back per batch in the receive part;
+///   the others are read in the sender's memory.
+/// Without a node window both parts share one allocation, the receive part of batch k
+/// right after its send part, so a rank holds max over batches of (send + receive), the
+/// plan's PlanStats::buffer_elements at most. With a window the send part is the
+/// window (shared with the node's ranks) and the receive part is private. Buffers are
+/// allocated once and reused by every execution (no page faults per call).
+///
+/// Device memory without GPU-aware MPI is staged: MPI reads and writes host mirrors, and
+/// stage_out / stage_in copy a chunk across on the execution's instance.
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <redist/detail/checked.hpp>
+#include <redist/error.hpp>
+#include <redist/index.hpp>
+#include <redist/plan/compact_plan.hpp>
+#include <redist/task_graph.hpp>
+
+namespace redist::transport {
+
+template <class T, class MemorySpace>
+class MessageBuffers {
+ public:
+  using execution_space = typename MemorySpace::execution_space;
+  static constexpr bool host_memory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+  /// `staged`: device memory that MPI cannot read (no GPU-aware MPI).
+  explicit MessageBuffers(bool staged = false) : staged_(staged && !host_memory) {}
+
+  /// Lays out the send part for these transports; returns the elements it needs.
+  index_t lay_out_sends(const FamilyList& send, const std::vector<Transport>& how) {
+    send_offset_ = lay_out(
+        send, how, [](Transport t) { return t != Transport::direct; }, send_part_);
+    return *std::max_element(send_part_.begin(), send_part_.end());
+  }
+  /// Lays out the receive part for these transports; returns the elements it needs.
+  index_t lay_out_receives(const FamilyList& recv, const std::vector<Transport>& how) {
+    recv_offset_ = lay_out(
+        recv, how, [](Transport t) { return t == Transport::point_to_point; }, recv_part_);
+    recv_batch_.clear();
+    for (const Message& m : recv.messages) recv_batch_.push_back(m.batch);
+    return *std::max_element(recv_part_.begin(), recv_part_.end());
+  }
+
+  /// Allocates the parts laid out. `window`: the node-window memory of the send part
+  /// (null: no window; both parts then share one allocation).
+  /// @throws storage_error naming the bytes if the allocation fails.
+  void allocate(T* window, index_t window_elements) {
+    window_ = window;
+    window_bytes_ = window ? window_elements * static_cast<index_t>(sizeof(T)) : 0;
+    index_t need = 0;
+    recv_base_.assign(send_part_.size(), 0);
+    for (std::size_t b = 0; b < send_part_.size(); ++b) {
+      recv_base_[b] = window ? 0 : send_part_[b];
+      need = std::max(need, detail::checked_add(recv_base_[b], recv_part_[b], "buffer elements"));
+    }
+    const index_t bytes =
+        detail::checked_mul(need, static_cast<index_t>(sizeof(T)), "message buffer bytes");
+    try {
+      buffer_ = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::messages"),
+                          static_cast<std::size_t>(need));
+      if (staged_) host_ = Kokkos::create_mirror_view(buffer_);
+    } catch (const std::exception&) {
+      throw storage_error(redist::detail::describe("cannot allocate the message buffers", "bytes",
+                                                   bytes * (staged_ ? 2 : 1)));
+    }
+  }
+
+  /// Where sent message m is packed, and where MPI reads it.
+  T* send_at(std::size_t m) const { return (window_ ? window_ : buffer_.data()) + send_offset_[m]; }
+  char* wire_send(std::size_t m) const {
+    return reinterpret_cast<char*>((window_ ? window_ : wire_base()) + send_offset_[m]);
+  }
+  /// Offset of sent message m in the send part (a window note names it).
+  index_t send_offset(std::size_t m) const { return send_offset_[m]; }
+  /// Where received message m is unpacked from (point to point), and where MPI writes it.
+  T* recv_at(std::size_t m) const { return buffer_.data() + recv_offset(m); }
+  char* wire_recv(std::size_t m) const {
+    return reinterpret_cast<char*>(wire_base() + recv_offset(m));
+  }
+
+  /// Staging of a chunk (elements [first, first + n) of a message), on `exec`.
+  void stage_out(const execution_space& exec, std::size_t m, index_t first, index_t n) const {
+    stage(exec, host_, buffer_, send_offset_[m] + first, n);
+  }
+  void stage_in(const execution_space& exec, std::size_t m, index_t first, index_t n) const {
+    stage(exec, buffer_, host_, recv_offset(m) + first, n);
+  }
+  bool staged() const { return staged_; }
+
+  /// Bytes held: the allocation (twice when staged) plus this rank's window part.
+  index_t bytes() const {
+    const index_t n = static_cast<index_t>(buffer_.extent(0)) * static_cast<index_t>(sizeof(T));
+    return n * (staged_ ? 2 : 1) + window_bytes_;
+  }
+
+ private:
+  using view_type = Kokkos::View<T*, MemorySpace>;
+  using host_type = typename view_type::HostMirror;
+
+  /// Offsets of the messages that take room (`takes`), compacted per batch; part[b] the
+  /// room batch b needs.
+  template <class Takes>
+  static std::vector<index_t> lay_out(const FamilyList& d, const std::vector<Transport>& how,
+                                      Takes takes, std::vector<index_t>& part) {
+    part.assign(std::max<std::size_t>(d.batch_elements.size(), 1), 0);
+    std::vector<index_t> offset(d.messages.size(), 0);
+    for (std::size_t m = 0; m < d.messages.size(); ++m) {
+      if (!takes(how[m])) continue;
+      index_t& used = part[static_cast<std::size_t>(d.messages[m].batch)];
+      offset[m] = used;
+      used += d.messages[m].elements;
+    }
+    return offset;
+  }
+  index_t recv_offset(std::size_t m) const {
+    return recv_base_[static_cast<std::size_t>(recv_batch_[m])] + recv_offset_[m];
+  }
+  T* wire_base() const { return staged_ ? host_.data() : buffer_.data(); }
+  template <class To, class From>
+  static void stage(const execution_space& exec, const To& to, const From& from, index_t first,
+                    index_t n) {
+    const std::pair<std::size_t, std::size_t> r(static_cast<std::size_t>(first),
+                                                static_cast<std::size_t>(first + n));
+    Kokkos::deep_copy(exec, Kokkos::subview(to, r), Kokkos::subview(from, r));
+  }
+
+  bool staged_ = false;
+  std::vector<index_t> send_offset_, recv_offset_;    ///< per message, in its batch's part
+  std::vector<index_t> send_part_{0}, recv_part_{0};  ///< room per batch
+  std::vector<index_t> recv_base_;                    ///< receive part's start, per batch
+  std::vector<index_t> recv_batch_;                   ///< per received message
+  view_type buffer_;
+  host_type host_;
+  T* window_ = nullptr;
+  index_t window_bytes_ = 0;
+};
+
+}  // namespace redist::transport

@@ -1,0 +1,104 @@
+#pragma once
+/// @file transport/transport.hpp
+/// The transport seam of the executor (executor.hpp): how a message's bytes get from the
+/// sender to where the receiver's unpack reads them. The executor's loop only posts,
+/// tests and completes through a MessageTransport; it never calls MPI for a message.
+///
+/// | model        | header                       | the receiver's unpack reads            |
+/// |--------------|------------------------------|----------------------------------------|
+/// | PointToPoint | transport/point_to_point.hpp | its receive buffer, filled by MPI (host |
+/// |              |                              | staged for device memory without        |
+/// |              |                              | GPU-aware MPI)                          |
+/// | SharedWindow | transport/shared_window.hpp  | the sender's send buffer, in the node's |
+/// |              |                              | shared window                           |
+/// | Direct       | transport/direct.hpp         | the sender's node-shared source tiles   |
+///
+/// Which model carries each message is chosen collectively at connect()
+/// (transport/choose.hpp); where each message lies in the buffers is computed once, after
+/// that, by MessageBuffers (transport/message_buffers.hpp).
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/index.hpp>
+#include <redist/plan/compact_plan.hpp>
+#include <redist/task_graph.hpp>
+
+namespace redist::transport {
+
+/// What a completed request meant to the transport that posted it.
+enum class Signal : std::uint8_t {
+  data,  ///< a piece of a chunk's bytes arrived (index: received chunk)
+  note,  ///< the sender says a chunk or message is readable in its memory (index: chunk
+         ///< for the window, received message for direct)
+  ack    ///< the receiver is done reading our memory (index: sent message)
+};
+
+/// A completed request: which transport posted it, and what it meant.
+struct Completion {
+  Transport how = Transport::point_to_point;
+  Signal signal = Signal::data;
+  std::size_t index = 0;
+};
+
+/// MPI tags: messages of batch k use data_tag(k); notes travel with them (in order).
+inline constexpr int tag_base = 7100;
+inline constexpr int ack_tag = tag_base - 1;
+inline constexpr int describe_tag = tag_base - 2;
+inline int data_tag(index_t batch) { return tag_base + static_cast<int>(batch % 16384); }
+
+/// What a transport reports to the executor: received chunk c is readable (at `at`, the
+/// start of its message, or, when null, where the copies were bound); sent message m is
+/// acknowledged.
+template <class S, class T>
+concept TransportEvents = requires(S& s, std::size_t i, const T* at) {
+  s.arrived(i, at);
+  s.acked(i);
+};
+
+namespace detail {
+/// The least a TransportEvents sink must do, to state the concept with.
+template <class T>
+struct EventsArchetype {
+  void arrived(std::size_t, const T*) {}
+  void acked(std::size_t) {}
+};
+}  // namespace detail
+
+/// A transport: the executor tells it when a batch opens (post_receives, per received
+/// message), when a sent chunk is packed (ship), when a sent message is out (shipped),
+/// when a received message is unpacked (consumed), and hands it the completions of the
+/// requests it posted (complete), which it turns into events.
+template <class X>
+concept MessageTransport = requires(X& x, std::size_t i, const Completion& e,
+                                    detail::EventsArchetype<typename X::value_type>& sink) {
+  typename X::value_type;
+  { X::kind } -> std::convertible_to<Transport>;
+  x.begin();            // an execution starts
+  x.post_receives(i);   // received message i: its batch opened
+  x.ship(i);            // sent chunk i is packed
+  x.shipped(i);         // sent message i: every chunk shipped
+  x.consumed(i);        // received message i: every chunk unpacked
+  x.complete(e, sink);  // a request it posted completed
+};
+
+/// The messages of one execution as the transports see them: the plan, its chunks and
+/// the chosen transport of each message.
+struct Messages {
+  const CompactPlan* plan = nullptr;
+  const TaskGraph* graph = nullptr;
+
+  const Message& sent(std::size_t m) const { return plan->send.messages[m]; }
+  const Message& received(std::size_t m) const { return plan->recv.messages[m]; }
+  const Chunk& sent_chunk(std::size_t c) const { return graph->send.chunks[c]; }
+  const Chunk& received_chunk(std::size_t c) const { return graph->recv.chunks[c]; }
+  /// Chunks [first, end) of received message m.
+  std::pair<std::size_t, std::size_t> received_chunks(std::size_t m) const {
+    return {graph->recv.begin[m], graph->recv.begin[m + 1]};
+  }
+};
+
+}  // namespace redist::transport
