@@ -33,7 +33,7 @@
 
 #include <redist/copy_kernel.hpp>
 #include <redist/copy_program.hpp>
-#include <redist/detail/bind_copies.hpp>
+#include <redist/detail/bound_copies.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
@@ -50,14 +50,6 @@ class Executor {
   using execution_space = typename MemorySpace::execution_space;
 
  private:
-  /// A pool's arrays in device memory (device memory spaces only).
-  struct DevicePool {
-    Kokkos::View<StridedCopy<T>*, MemorySpace> copies;
-    Kokkos::View<RowRun*, MemorySpace> runs;
-    Kokkos::View<ColumnMember*, MemorySpace> members;
-  };
-  using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
-  using Address = transport::Address<T>;              ///< a segment's start and ld
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 
@@ -80,83 +72,17 @@ class Executor {
            ExecutionOptions options = {}, Transform<T> transform = {})
       : plan_(std::move(plan)),
         comm_(std::move(comm)),
-        options_(options),
+        options_(checked(options)),
         transform_(transform),
+        graph_(make_task_graph(plan_, chunk_elements())),
+        copies_(plan_, graph_, srcs, dsts, transform_, options_),
         buffers_(!options.gpu_aware_mpi) {
-    options_.validate();
     link_.comm = comm_;
     link_.messages = {&plan_, &graph_};
     link_.buffers = &buffers_;
     link_.requests = &requests_;
     link_.exec = &exec_;
     link_.max_message_bytes = plan_.options.max_message_bytes;
-    graph_ = make_task_graph(plan_, chunk_elements());
-
-    std::vector<detail::MatrixSide<T, SrcMatrix>> src_side;
-    std::vector<detail::MatrixSide<T, DstMatrix>> dst_side;
-    for (const SrcMatrix* m : srcs) src_side.emplace_back(*m, true, transform_.transposes());
-    for (DstMatrix* m : dsts) dst_side.emplace_back(*m, false);
-    // Messages between two tile-stored sides are laid flat (detail/bind_copies.hpp).
-    constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
-                          !stores_local_matrix<typename DstMatrix::placement_type>;
-    bind(plan_.send, graph_.send, src_side, detail::BufferSide{}, send_pool_, send_rel_,
-         send_range_, flat);
-    std::vector<index_t> no_rel;
-    bind(plan_.local, graph_.local, src_side, dst_side, local_pool_, no_rel, local_range_);
-    for (auto& c : local_pool_.copies) c.scale_by(transform_);
-    // Receives are bound at connect(), once it is known which are read in place.
-    bind_receives_ = [this, dst_side, flat](const std::vector<std::vector<Address>>& described) {
-      recv_pool_ = {};
-      recv_rel_.clear();
-      recv_range_.clear();
-      // Direct messages: each one's described segments, consumed in order, chunk after
-      // chunk (binding advances the cursor).
-      std::vector<detail::DescribedSide<T>> source;
-      for (const auto& list : described) source.push_back({list.data(), transform_.transposes()});
-      for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
-        const Chunk& ch = graph_.recv.chunks[c];
-        const std::size_t first = recv_pool_.copies.size();
-        if (graph_.recv_transport[ch.message] == Transport::direct) {
-          for (std::size_t k = ch.first; k < ch.end; ++k)
-            detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], source[ch.message],
-                               side_of(dst_side, part_of(plan_.recv, graph_.recv.slices[k])),
-                               recv_pool_, recv_rel_);
-        } else {
-          for (std::size_t k = ch.first; k < ch.end; ++k)
-            detail::bind_slice(plan_, plan_.recv, graph_.recv.slices[k], detail::BufferSide{},
-                               side_of(dst_side, part_of(plan_.recv, graph_.recv.slices[k])),
-                               recv_pool_, recv_rel_, flat);
-        }
-        recv_range_.emplace_back(first, recv_pool_.copies.size());
-      }
-      for (auto& c : recv_pool_.copies) c.scale_by(transform_);
-    };
-    segment_source_ = [src_side](index_t part, const Piece& r, const Piece& c) -> Address {
-      return src_side[static_cast<std::size_t>(part)].at(r, c);
-    };
-    // Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
-    // into its target, and into its send buffer, which the peer reads back only after
-    // much more has been packed. Packing streams long runs and contiguous blocks only:
-    // short runs scattered through the buffer measured slower streamed (redist-bench,
-    // standard case c).
-    const index_t bytes = static_cast<index_t>(sizeof(T));
-    const index_t threshold = options_.streaming_threshold_bytes;
-    stream_target_ =
-        (plan_.stats.elements_local + plan_.stats.elements_received) * bytes >= threshold;
-    bool stream_pack = plan_.stats.elements_sent * bytes >= threshold;
-    if (options_.streaming != Toggle::automatic)
-      stream_target_ = stream_pack = options_.streaming == Toggle::on;
-    stream_target_ = stream_target_ && host_memory;
-    stream_pack_ = stream_pack && host_memory;
-    for (auto& c : local_pool_.copies) c.streaming = stream_target_;
-    for (auto& c : send_pool_.copies) {
-      index_t shortest = INT64_MAX;
-      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-        shortest = std::min(shortest, send_pool_.runs[static_cast<std::size_t>(r)].length);
-      // A contiguous block (a segment laid flat) streams whatever its column length.
-      const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
-      c.streaming = stream_pack_ && (contiguous || shortest * bytes >= 1024);
-    }
     compile_graph();
   }
 
@@ -203,7 +129,7 @@ class Executor {
     try {
       choice = transport::choose_transports<T, MemorySpace>(
           comm_, plan_, graph_, host_memory && options_.shared_window, transform_.transposes(),
-          segment_source_, buffers_);
+          copies_.source(), buffers_);
     } catch (const boost::mpi::exception& e) {
       throw communication_error(
           detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
@@ -214,19 +140,16 @@ class Executor {
     if (choice.window)
       transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
     transports_.direct.attach(std::move(choice.direct_windows));
-    bind_receives_(choice.described);
+    copies_.bind_receives(choice.described);
     // Unpacks of point-to-point messages read the receive part; those of window messages
-    // are pointed at the sender's part when its note arrives.
+    // are pointed at the sender's part when its note arrives. Packs go to the send part.
     for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
       const std::size_t m = graph_.recv.chunks[c].message;
       if (graph_.recv_transport[m] == Transport::point_to_point)
-        rebase_sources(recv_pool_, recv_rel_, recv_range_[c], buffers_.recv_at(m));
+        copies_.point_unpacks(c, buffers_.recv_at(m));
     }
-    for (auto& c : recv_pool_.copies) c.streaming = stream_target_;
-    // Packs go to the send part, message after message.
     for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c)
-      rebase_targets(send_pool_, send_rel_, send_range_[c],
-                     buffers_.send_at(graph_.send.chunks[c].message));
+      copies_.point_packs(c, buffers_.send_at(graph_.send.chunks[c].message));
     // The chunks are the same as before (same plan, same chunk size); the transports and
     // with them the Ack tasks are new.
     graph_ = make_task_graph(plan_, chunk_elements(), graph_.send_transport, graph_.recv_transport);
@@ -309,73 +232,13 @@ class Executor {
     return k == TaskKind::arrive || k == TaskKind::ack;
   }
 
+  static ExecutionOptions checked(const ExecutionOptions& o) {
+    o.validate();
+    return o;
+  }
   void compile_graph() {
     schedule_ = compile(graph_);
-    if constexpr (!host_memory) {
-      mirror(send_pool_, send_device_);
-      mirror(recv_pool_, recv_device_);
-      mirror(local_pool_, local_device_);
-    }
-  }
-  template <class V, class E>
-  static void mirror_array(const std::vector<E>& list, V& view) {
-    view = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::copies"), list.size());
-    const Kokkos::View<const E*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(list.data(),
-                                                                                  list.size());
-    Kokkos::deep_copy(view, host);
-  }
-  static void mirror(const CopyPool<T>& pool, DevicePool& device) {
-    mirror_array(pool.copies, device.copies);
-    mirror_array(pool.runs, device.runs);
-    mirror_array(pool.members, device.members);
-  }
-  /// Runs one task's copies (range r of a pool) as one program on the execution's
-  /// instance.
-  void run_program(const CopyPool<T>& pool, const DevicePool& device, Range r) {
-    if constexpr (host_memory)
-      run_copies(exec_, pool, r.first, r.second);
-    else
-      run_copies(exec_, device.copies.data(), device.runs.data(), device.members.data(), r.first,
-                 r.second);
-  }
-
-  /// Binds every slice of `d` (chunk by chunk) between two sides; range[c] = chunk c's
-  /// copies.
-  template <class S, class D>
-  void bind(const FamilyList& d, const Chunking& chunking, const S& src, const D& dst,
-            CopyPool<T>& pool, std::vector<index_t>& rel, std::vector<Range>& range,
-            bool flat = false) {
-    for (const Chunk& ch : chunking.chunks) {
-      const std::size_t first = pool.copies.size();
-      for (std::size_t k = ch.first; k < ch.end; ++k) {
-        const index_t part = part_of(d, chunking.slices[k]);
-        detail::bind_slice(plan_, d, chunking.slices[k], side_of(src, part), side_of(dst, part),
-                           pool, rel, flat);
-      }
-      range.emplace_back(first, pool.copies.size());
-    }
-  }
-
-  /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per
-  /// part, or the one buffer side.
-  static index_t part_of(const FamilyList& d, const Slice& s) { return d.families[s.family].part; }
-  template <class S>
-  static const S& side_of(const S& side, index_t) {
-    return side;
-  }
-  template <class S>
-  static const S& side_of(const std::vector<S>& sides, index_t part) {
-    return sides[static_cast<std::size_t>(part)];
-  }
-
-  /// Points the buffer side of the copies of range r at `base` (a message's start): the
-  /// source of unpacks, the target of packs.
-  static void rebase_sources(CopyPool<T>& pool, const std::vector<index_t>& rel, Range r,
-                             const T* base) {
-    for (std::size_t k = r.first; k < r.second; ++k) pool.copies[k].src = base + rel[k];
-  }
-  static void rebase_targets(CopyPool<T>& pool, const std::vector<index_t>& rel, Range r, T* base) {
-    for (std::size_t k = r.first; k < r.second; ++k) pool.copies[k].dst = base + rel[k];
+    copies_.mirror();
   }
 
   /// A task whose predecessors are done: queue it, or for a transport task, complete it
@@ -434,7 +297,7 @@ class Executor {
   }
   /// Received chunk c is readable: at `at` (its message's start), or where bound.
   void arrived(std::size_t c, const T* at) {
-    if (at) rebase_sources(recv_pool_, recv_rel_, recv_range_[c], at);
+    if (at) copies_.point_unpacks(c, at);
     event(graph_.arrive_vertex[c]);
   }
 
@@ -445,7 +308,7 @@ class Executor {
         open_batch(t.batch);
         break;
       case TaskKind::send:
-        run_program(send_pool_, send_device_, send_range_[t.index]);
+        copies_.pack(exec_, t.index);
         packed_[t.index] = 1;
         ship_ready_chunks(graph_.send.chunks[t.index].message);
         break;
@@ -453,7 +316,7 @@ class Executor {
         if (t.remote)
           unpack(t.index);
         else
-          run_program(local_pool_, local_device_, local_range_[t.index]);
+          copies_.copy_local(exec_, t.index);
         break;
       case TaskKind::arrive:
       case TaskKind::ack:
@@ -486,8 +349,9 @@ class Executor {
     if (c == end || !packed_[c]) return;
     transports_.with(graph_.send_transport[m], [&](auto& t) {
       while (c < end && packed_[c]) {
-        if (stream_pack_) detail::streaming_fence();  // the packed chunk, visible to its reader
-        exec_.fence();  // packing must be done before anyone reads the buffer
+        if (copies_.streaming_packs())
+          detail::streaming_fence();  // the packed chunk, visible to its reader
+        exec_.fence();                // packing must be done before anyone reads the buffer
         t.ship(c++);
       }
       if (c == end) t.shipped(m);
@@ -495,7 +359,7 @@ class Executor {
   }
 
   void unpack(std::size_t c) {
-    run_program(recv_pool_, recv_device_, recv_range_[c]);
+    copies_.unpack(exec_, c);
     const std::size_t m = graph_.recv.chunks[c].message;
     if (--recv_left_[m] == 0)
       transports_.with(graph_.recv_transport[m], [&](auto& t) { t.consumed(m); });
@@ -515,14 +379,7 @@ class Executor {
   TaskGraph graph_;
   Schedule schedule_;
   execution_space exec_{};
-  CopyPool<T> send_pool_, recv_pool_, local_pool_;
-  DevicePool send_device_, recv_device_, local_device_;
-  std::vector<index_t> send_rel_, recv_rel_;  ///< buffer offset of each copy in its message
-  std::vector<Range> send_range_, recv_range_, local_range_;  ///< copies of each chunk
-  std::function<void(const std::vector<std::vector<Address>>&)> bind_receives_;
-  std::function<Address(index_t, const Piece&, const Piece&)> segment_source_;
-  bool stream_pack_ = false;    ///< some packing uses streaming stores (copy_kernel.hpp)
-  bool stream_target_ = false;  ///< writes into the target stream
+  detail::BoundCopies<T, MemorySpace> copies_;
 
   // Transports (set up by connect()).
   bool transport_ready_ = false;
