@@ -55,6 +55,32 @@ namespace redist {
 
 namespace detail {
 
+/// The ranks of comm that share this rank's node (memory), as a communicator.
+/// Collective over comm.
+inline boost::mpi::communicator node_communicator(const boost::mpi::communicator& comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node) !=
+      MPI_SUCCESS)
+    throw communication_error("redist: MPI_Comm_split_type failed");
+  return boost::mpi::communicator(node, boost::mpi::comm_take_ownership);
+}
+
+/// The rank in `node` of every rank of comm, -1 for ranks not in it.
+inline std::vector<int> node_ranks(const boost::mpi::communicator& node,
+                                   const boost::mpi::communicator& comm) {
+  MPI_Group g_comm, g_node;
+  MPI_Comm_group(comm, &g_comm);
+  MPI_Comm_group(node, &g_node);
+  std::vector<int> ranks(static_cast<std::size_t>(comm.size())), out(ranks.size());
+  for (int r = 0; r < comm.size(); ++r) ranks[static_cast<std::size_t>(r)] = r;
+  MPI_Group_translate_ranks(g_comm, comm.size(), ranks.data(), g_node, out.data());
+  MPI_Group_free(&g_comm);
+  MPI_Group_free(&g_node);
+  for (int& r : out)
+    if (r == MPI_UNDEFINED) r = -1;
+  return out;
+}
+
 /// One shared window over the node's ranks of a communicator. Every live window is in a
 /// process-wide registry, so the executor can find it from an address (its own part) or
 /// from its id (a peer's part, named in a message). Ids are unique on a node.
@@ -93,17 +119,7 @@ class NodeWindow {
 
   /// The node rank of every rank of comm, -1 for ranks not in this window.
   std::vector<int> node_ranks(const boost::mpi::communicator& comm) const {
-    MPI_Group g_comm, g_node;
-    MPI_Comm_group(comm, &g_comm);
-    MPI_Comm_group(node_, &g_node);
-    std::vector<int> ranks(static_cast<std::size_t>(comm.size())), out(ranks.size());
-    for (int r = 0; r < comm.size(); ++r) ranks[static_cast<std::size_t>(r)] = r;
-    MPI_Group_translate_ranks(g_comm, comm.size(), ranks.data(), g_node, out.data());
-    MPI_Group_free(&g_comm);
-    MPI_Group_free(&g_node);
-    for (int& r : out)
-      if (r == MPI_UNDEFINED) r = -1;
-    return out;
+    return detail::node_ranks(node_, comm);
   }
 
   /// Whether [p, p + n) lies in this rank's own part.
@@ -150,11 +166,7 @@ class NodeWindow {
   }
 
   NodeWindow(const boost::mpi::communicator& comm, std::size_t bytes) {
-    MPI_Comm node = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
-      throw communication_error("redist: MPI_Comm_split_type failed");
-    node_ = boost::mpi::communicator(node, boost::mpi::comm_take_ownership);
+    node_ = node_communicator(comm);
     // Node rank 0 names the window: its pid (unique on the node) and a per-process count.
     static std::atomic<std::uint32_t> count{0};
     if (node_.rank() == 0) id_ = (std::uint64_t(::getpid()) << 32) | ++count;

@@ -187,33 +187,18 @@ TransportChoice<T> choose_transports(
   if (!node_transports) {
     buffers.lay_out_sends(plan.send, choice.send);
     buffers.lay_out_receives(plan.recv, choice.recv);
-    buffers.allocate(nullptr, 0);
+    buffers.allocate();
     return choice;
   }
   std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
   const auto window_of =
       detail::find_direct_sends<T>(comm, plan, graph, transposed, source, choice.send, segments);
-  const index_t need = buffers.lay_out_sends(plan.send, choice.send);
-  choice.window = redist::detail::NodeWindow::create(
-      comm, static_cast<std::size_t>(redist::detail::checked_mul(
-                need, static_cast<index_t>(sizeof(T)), "window bytes")));
-  if (choice.window->node_size() < 2) {
-    // Alone on the node: plain MPI messages.
-    choice.window.reset();
-    std::fill(choice.send.begin(), choice.send.end(), Transport::point_to_point);
-    buffers.lay_out_sends(plan.send, choice.send);
-    buffers.lay_out_receives(plan.recv, choice.recv);
-    buffers.allocate(nullptr, 0);
-    return choice;
-  }
-  const std::vector<int> node_rank = choice.window->node_ranks(comm);
-  choice.peer_part.assign(static_cast<std::size_t>(comm.size()), nullptr);
-  std::vector<bool> on_node(static_cast<std::size_t>(comm.size()), false);
-  for (std::size_t r = 0; r < node_rank.size(); ++r) {
-    if (node_rank[r] < 0) continue;
-    choice.peer_part[r] = reinterpret_cast<const T*>(choice.window->base(node_rank[r]));
-    on_node[r] = true;
-  }
+  // Which peers share the node. Every rank goes on (the window below is collective);
+  // one alone on its node just sends everything point to point.
+  const std::vector<int> node_rank =
+      redist::detail::node_ranks(redist::detail::node_communicator(comm), comm);
+  std::vector<bool> on_node(node_rank.size(), false);
+  for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
     if (on_node[static_cast<std::size_t>(plan.send.messages[m].peer)] &&
         choice.send[m] != Transport::direct)
@@ -222,8 +207,20 @@ TransportChoice<T> choose_transports(
     if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
       choice.recv[m] = Transport::shared_window;  // or direct: see the descriptions
   detail::exchange_descriptions(comm, plan, on_node, window_of, segments, choice);
+  buffers.lay_out_sends(plan.send, choice.send);
   buffers.lay_out_receives(plan.recv, choice.recv);
-  buffers.allocate(reinterpret_cast<T*>(choice.window->base(choice.window->node_rank())), need);
+  // Both parts in this rank's part of the node window; peers read its send part.
+  auto window = redist::detail::NodeWindow::create(
+      comm, static_cast<std::size_t>(redist::detail::checked_mul(
+                buffers.elements(), static_cast<index_t>(sizeof(T)), "window bytes")));
+  buffers.allocate(window);
+  if (window->node_size() < 2) return choice;
+  choice.peer_part.assign(static_cast<std::size_t>(comm.size()), nullptr);
+  const std::vector<int> window_rank = window->node_ranks(comm);
+  for (std::size_t r = 0; r < window_rank.size(); ++r)
+    if (window_rank[r] >= 0)
+      choice.peer_part[r] = reinterpret_cast<const T*>(window->base(window_rank[r]));
+  choice.window = std::move(window);
   return choice;
 }
 

@@ -8,17 +8,19 @@
 ///   reads the source tiles);
 /// - messages received point to point lie back to back per batch in the receive part;
 ///   the others are read in the sender's memory.
-/// Without a node window both parts share one allocation, the receive part of batch k
-/// right after its send part, so a rank holds max over batches of (send + receive), the
-/// plan's PlanStats::buffer_elements at most. With a window the send part is the
-/// window (shared with the node's ranks) and the receive part is private. Buffers are
-/// allocated once and reused by every execution (no page faults per call).
+/// Both parts share one allocation, batch k's receive part right after its send part,
+/// so a rank holds max over batches of (send + receive) elements: at most the plan's
+/// PlanStats::buffer_elements, and so within PlanOptions::max_buffer_bytes. With a node
+/// window that allocation is this rank's part of the window (its send part is read by
+/// the node's ranks). Buffers are allocated once and reused by every execution (no page
+/// faults per call).
 ///
 /// Device memory without GPU-aware MPI is staged: MPI reads and writes host mirrors, and
 /// stage_out / stage_in copy a chunk across on the execution's instance.
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include <redist/detail/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
+#include <redist/node_shared.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
 
@@ -57,20 +60,26 @@ class MessageBuffers {
     return *std::max_element(recv_part_.begin(), recv_part_.end());
   }
 
-  /// Allocates the parts laid out. `window`: the node-window memory of the send part
-  /// (null: no window; both parts then share one allocation).
-  /// @throws storage_error naming the bytes if the allocation fails.
-  void allocate(T* window, index_t window_elements) {
-    window_ = window;
-    window_bytes_ = window ? window_elements * static_cast<index_t>(sizeof(T)) : 0;
+  /// Elements the parts laid out need: max over batches of (send + receive).
+  index_t elements() const {
     index_t need = 0;
-    recv_base_.assign(send_part_.size(), 0);
-    for (std::size_t b = 0; b < send_part_.size(); ++b) {
-      recv_base_[b] = window ? 0 : send_part_[b];
-      need = std::max(need, detail::checked_add(recv_base_[b], recv_part_[b], "buffer elements"));
-    }
+    for (std::size_t b = 0; b < send_part_.size(); ++b)
+      need = std::max(need, redist::detail::checked_add(send_part_[b], recv_part_[b],
+                                                        "message buffer elements"));
+    return need;
+  }
+
+  /// Allocates the parts laid out, or, with `window` (a node window whose part for this
+  /// rank holds at least elements() elements), places them in this rank's part.
+  /// @throws storage_error naming the bytes if the allocation fails.
+  void allocate(std::shared_ptr<redist::detail::NodeWindow> window = nullptr) {
+    const index_t need = elements();
     const index_t bytes =
-        detail::checked_mul(need, static_cast<index_t>(sizeof(T)), "message buffer bytes");
+        redist::detail::checked_mul(need, static_cast<index_t>(sizeof(T)), "message buffer bytes");
+    window_ = window ? reinterpret_cast<T*>(window->base(window->node_rank())) : nullptr;
+    window_bytes_ = window ? bytes : 0;
+    node_window_ = std::move(window);
+    if (window_) return;
     try {
       buffer_ = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::messages"),
                           static_cast<std::size_t>(need));
@@ -82,14 +91,14 @@ class MessageBuffers {
   }
 
   /// Where sent message m is packed, and where MPI reads it.
-  T* send_at(std::size_t m) const { return (window_ ? window_ : buffer_.data()) + send_offset_[m]; }
+  T* send_at(std::size_t m) const { return base() + send_offset_[m]; }
   char* wire_send(std::size_t m) const {
-    return reinterpret_cast<char*>((window_ ? window_ : wire_base()) + send_offset_[m]);
+    return reinterpret_cast<char*>(wire_base() + send_offset_[m]);
   }
   /// Offset of sent message m in the send part (a window note names it).
   index_t send_offset(std::size_t m) const { return send_offset_[m]; }
   /// Where received message m is unpacked from (point to point), and where MPI writes it.
-  T* recv_at(std::size_t m) const { return buffer_.data() + recv_offset(m); }
+  T* recv_at(std::size_t m) const { return base() + recv_offset(m); }
   char* wire_recv(std::size_t m) const {
     return reinterpret_cast<char*>(wire_base() + recv_offset(m));
   }
@@ -102,6 +111,8 @@ class MessageBuffers {
     stage(exec, buffer_, host_, recv_offset(m) + first, n);
   }
   bool staged() const { return staged_; }
+  /// Start of the allocation (or of this rank's window part).
+  const T* data() const { return base(); }
 
   /// Bytes held: the allocation (twice when staged) plus this rank's window part.
   index_t bytes() const {
@@ -129,9 +140,10 @@ class MessageBuffers {
     return offset;
   }
   index_t recv_offset(std::size_t m) const {
-    return recv_base_[static_cast<std::size_t>(recv_batch_[m])] + recv_offset_[m];
+    return send_part_[static_cast<std::size_t>(recv_batch_[m])] + recv_offset_[m];
   }
-  T* wire_base() const { return staged_ ? host_.data() : buffer_.data(); }
+  T* base() const { return window_ ? window_ : buffer_.data(); }
+  T* wire_base() const { return staged_ ? host_.data() : base(); }
   template <class To, class From>
   static void stage(const execution_space& exec, const To& to, const From& from, index_t first,
                     index_t n) {
@@ -143,10 +155,10 @@ class MessageBuffers {
   bool staged_ = false;
   std::vector<index_t> send_offset_, recv_offset_;    ///< per message, in its batch's part
   std::vector<index_t> send_part_{0}, recv_part_{0};  ///< room per batch
-  std::vector<index_t> recv_base_;                    ///< receive part's start, per batch
   std::vector<index_t> recv_batch_;                   ///< per received message
   view_type buffer_;
   host_type host_;
+  std::shared_ptr<redist::detail::NodeWindow> node_window_;  ///< holds window_'s memory
   T* window_ = nullptr;
   index_t window_bytes_ = 0;
 };
