@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <boost/mpi/operations.hpp>
 
 #include <redist/detail/agreement.hpp>
 #include <redist/detail/collectively.hpp>
@@ -98,12 +100,8 @@ class Redistributor {
     std::vector<AgreementItem> items;
     detail::collectively(comm_, [&] {
       check_parts(parts);
-      std::vector<CompactPlan> plans;
-      for (const Part<Src, Dst>& p : parts) {
-        regions_.push_back(p.region);
-        plans.push_back(plan_part(p, transform, options));
-      }
-      plan = merge_parts(std::move(plans));
+      for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
+      plan = plan_parts(parts, transform, options, options.max_buffer_bytes);
       items = part_items(parts, options, transform.op);
       for (auto& item : detail::transform_items(transform)) items.push_back(std::move(item));
       // The environment is read once, here, and agreed like everything else.
@@ -115,6 +113,14 @@ class Redistributor {
     detail::agree(comm_, items);
     layout_items_ = layout_items(items);
     detail::collectively(comm_, [&] {
+      // Each part's batches fit the budget alone; merged by index they may not. Then
+      // every part gets an equal share (decided from the largest rank's need, so alike
+      // everywhere).
+      const index_t need = plan.stats.buffer_elements * options.element_bytes;
+      const index_t worst = boost::mpi::all_reduce(comm_, need, boost::mpi::maximum<index_t>());
+      if (options.batch == 0 && parts.size() > 1 && worst > options.max_buffer_bytes)
+        plan = plan_parts(parts, transform, options,
+                          options.max_buffer_bytes / static_cast<index_t>(parts.size()));
       executor_ = std::make_unique<Executor<value_type, memory_space>>(
           std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
     });
@@ -214,6 +220,26 @@ class Redistributor {
   }
 
   /// Part p's plan (of op(A)'s layout when transposing).
+  /// The parts' plans, each under `budget` bytes of buffers, merged.
+  CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const Transform<value_type>& t,
+                         PlanOptions options, index_t budget) const {
+    const index_t whole = options.max_buffer_bytes;
+    options.max_buffer_bytes = budget;
+    std::vector<CompactPlan> plans;
+    try {
+      for (const Part<Src, Dst>& p : parts) plans.push_back(plan_part(p, t, options));
+    } catch (const invalid_argument& e) {
+      if (budget == whole) throw;
+      throw invalid_argument(detail::describe(
+          std::string("max_buffer_bytes too small for ") + std::to_string(parts.size()) +
+              " parts moved together (each gets an equal share; " + e.what() + ")",
+          "max_buffer_bytes", whole));
+    }
+    CompactPlan plan = merge_parts(std::move(plans));
+    plan.options.max_buffer_bytes = whole;
+    return plan;
+  }
+
   CompactPlan plan_part(const Part<Src, Dst>& p, const Transform<value_type>& t,
                         const PlanOptions& options) const {
     validate_region(p.region, p.src->layout().shape(), p.dst->layout().shape(), t.op);
