@@ -492,9 +492,13 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
     std::printf("  %4d %11lld %11lld %11lld %11lld\n", r, static_cast<long long>(sent[r]),
                 static_cast<long long>(recv[r]), static_cast<long long>(local[r]),
                 static_cast<long long>(buffers[r]));
-  std::printf("  messages %lld, batches %lld (batch = %lld source tile columns)\n",
-              static_cast<long long>(messages), static_cast<long long>(R.plan().batches),
-              static_cast<long long>(R.plan().batch));
+  if (R.plan().batch > 0)
+    std::printf("  messages %lld, batches %lld (batch = %lld source tile columns)\n",
+                static_cast<long long>(messages), static_cast<long long>(R.plan().batches),
+                static_cast<long long>(R.plan().batch));
+  else  // widths vary: cut to the buffer budget (PlanOptions::max_buffer_bytes)
+    std::printf("  messages %lld, batches %lld (of varying width, within the buffer budget)\n",
+                static_cast<long long>(messages), static_cast<long long>(R.plan().batches));
   std::printf("  plan     %.6f s\n", plan_time);
   std::printf("  time     min %.6f s, median %.6f s over %d runs\n", t_min, t_med, o.repeat);
   std::printf("  bandwidth (Eq. 3) %.3f GB/s at min time, %.3f GB/s at median\n", bw_min * 1e-9,
