@@ -65,6 +65,7 @@ struct StridedCopy {
   bool transposed = false;  ///< source read transposed (see the file comment)
   bool scaled = false;      ///< alpha * src + beta * dst instead of src
   bool conj = false;        ///< conjugate the source (scaled copies)
+  bool beta_zero = true;    ///< beta == 0: the target is written, never read
   T alpha = T(1), beta = T(0);
 
   KOKKOS_INLINE_FUNCTION index_t columns() const { return members * col_len; }
@@ -77,19 +78,41 @@ struct StridedCopy {
   KOKKOS_INLINE_FUNCTION void put(T& d, const T& v) const {
     if (!scaled) {
       d = v;
-      return;
+    } else if constexpr (detail::is_complex<T>::value) {
+      put_complex(d, v);
+    } else {
+      d = beta_zero ? T(alpha * v) : T(alpha * v + beta * d);
     }
-    T x = v;
-    if constexpr (detail::is_complex<T>::value)
-      if (conj) x = T(v.real(), -v.imag());
-    d = beta == T(0) ? T(alpha * x) : T(alpha * x + beta * d);
   }
   /// Applies `t` to this copy: alpha, beta and the conjugation (target writes only).
   void scale_by(const Transform<T>& t) {
     scaled = t.scales();
     conj = t.op == Op::conj_transpose;
+    beta_zero = t.beta == T(0);
     alpha = t.alpha;
     beta = t.beta;
+  }
+
+ private:
+  /// put() for std::complex, on (real, imaginary) pairs: std::complex's operators are host
+  /// functions, and this runs in device kernels too. [complex.numbers.general] makes a
+  /// std::complex<R> readable as R[2].
+  KOKKOS_INLINE_FUNCTION void put_complex(T& d, const T& v) const {
+    using R = typename T::value_type;
+    const R* x = reinterpret_cast<const R*>(&v);
+    const R* a = reinterpret_cast<const R*>(&alpha);
+    R* y = reinterpret_cast<R*>(&d);
+    const R xi = conj ? -x[1] : x[1];
+    R re = a[0] * x[0] - a[1] * xi;
+    R im = a[0] * xi + a[1] * x[0];
+    if (!beta_zero) {
+      const R* b = reinterpret_cast<const R*>(&beta);
+      const R yr = y[0], yi = y[1];
+      re += b[0] * yr - b[1] * yi;
+      im += b[0] * yi + b[1] * yr;
+    }
+    y[0] = re;
+    y[1] = im;
   }
 };
 
