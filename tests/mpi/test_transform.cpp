@@ -14,99 +14,12 @@
 #include <doctest/doctest.h>
 
 #include "mpi_test_support.hpp"
+#include "random_cases.hpp"
 
 namespace {
 
 using namespace redist;
 using namespace redist::test;
-
-/// The target's value before the move: a function of the index, unlike value_at.
-template <class T>
-T initial_at(ElementIndex e) {
-  if constexpr (detail::is_complex<T>::value) {
-    using R = typename T::value_type;
-    return T(-static_cast<R>(e.i), static_cast<R>(e.j) + R(0.25));
-  } else {
-    return static_cast<T>(-(e.i * 3 + e.j * 7 + 1));
-  }
-}
-
-/// alpha * op(source) + beta * initial at target element e; `inside` false: initial.
-template <class T>
-T expected_at(const Region& r, const Transform<T>& t, ElementIndex e) {
-  const Extents ext = target_extent(r, t.op);
-  const index_t a = e.i - r.dst_origin.i, b = e.j - r.dst_origin.j;
-  if (a < 0 || b < 0 || a >= ext.rows || b >= ext.cols) return initial_at<T>(e);
-  if (!t.triangle.keeps(a, b, ext)) return initial_at<T>(e);
-  const ElementIndex s = t.op == Op::none ? ElementIndex{r.src_origin.i + a, r.src_origin.j + b}
-                                          : ElementIndex{r.src_origin.i + b, r.src_origin.j + a};
-  T x = value_at<T>(s);
-  if constexpr (detail::is_complex<T>::value)
-    if (t.op == Op::conj_transpose) x = std::conj(x);
-  return t.beta == T(0) ? T(t.alpha * x) : T(t.alpha * x + t.beta * initial_at<T>(e));
-}
-
-/// A random axis of `n` elements: uniform tiles of 1..max, or irregular ones.
-struct AxisSpec {
-  bool irregular = false;
-  index_t tile = 1;
-  std::vector<index_t> bounds;
-};
-
-AxisSpec random_axis(std::mt19937& g, index_t n, index_t max_tile) {
-  AxisSpec a;
-  a.irregular = g() % 3 == 0;
-  a.tile = 1 + static_cast<index_t>(g() % static_cast<unsigned>(max_tile));
-  a.bounds = {0};
-  while (a.bounds.back() < n)
-    a.bounds.push_back(std::min(
-        n, a.bounds.back() + 1 + static_cast<index_t>(g() % static_cast<unsigned>(max_tile))));
-  return a;
-}
-
-/// One random case, drawn alike on every rank (same seed).
-struct Case {
-  Extents src_size, dst_size;
-  AxisSpec src_rows, src_cols, dst_rows, dst_cols;
-  int sp, sq, dp, dq;  ///< grids (may use fewer ranks than the communicator)
-  GridCoord src_first, dst_first;
-  Region region;
-  bool scalapack_target = false;
-};
-
-Case random_case(std::mt19937& g, int np, Op op, index_t max_tile) {
-  Case c;
-  const auto dim = [&](index_t lo, index_t hi) {
-    return lo + static_cast<index_t>(g() % static_cast<unsigned>(hi - lo + 1));
-  };
-  const auto grid = [&](int& p, int& q) {
-    const int used = 1 + static_cast<int>(g() % static_cast<unsigned>(np));
-    std::vector<int> divisors;
-    for (int d = 1; d <= used; ++d)
-      if (used % d == 0) divisors.push_back(d);
-    p = divisors[g() % divisors.size()];
-    q = used / p;
-  };
-  c.src_size = {dim(1, 45), dim(1, 45)};
-  const index_t R = dim(0, c.src_size.rows), C = dim(0, c.src_size.cols);
-  const Extents target = op == Op::none ? Extents{R, C} : Extents{C, R};
-  c.dst_size = {target.rows + dim(0, 12), target.cols + dim(0, 12)};
-  c.region = Region{{R, C},
-                    {dim(0, c.src_size.rows - R), dim(0, c.src_size.cols - C)},
-                    {dim(0, c.dst_size.rows - target.rows), dim(0, c.dst_size.cols - target.cols)}};
-  c.src_rows = random_axis(g, c.src_size.rows, max_tile);
-  c.src_cols = random_axis(g, c.src_size.cols, max_tile);
-  c.dst_rows = random_axis(g, c.dst_size.rows, max_tile);
-  c.dst_cols = random_axis(g, c.dst_size.cols, max_tile);
-  grid(c.sp, c.sq);
-  grid(c.dp, c.dq);
-  c.src_first = {static_cast<int>(g() % static_cast<unsigned>(c.sp)),
-                 static_cast<int>(g() % static_cast<unsigned>(c.sq))};
-  c.dst_first = {static_cast<int>(g() % static_cast<unsigned>(c.dp)),
-                 static_cast<int>(g() % static_cast<unsigned>(c.dq))};
-  c.scalapack_target = g() % 2 == 0;
-  return c;
-}
 
 /// Moves one case with transform t (both tilings uniform, or both irregular) and counts
 /// wrong elements over all ranks (target and source).
