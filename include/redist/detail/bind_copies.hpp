@@ -9,10 +9,21 @@
 /// does; a matrix does when its StorageMap is a LocalMatrix, as ScaLAPACK storage is),
 /// a slice is one StridedCopy whatever its number of segments: its runs are the row
 /// members, merged where they continue each other on both sides, and its members are
-/// the column members. Otherwise (tiles in separate allocations) it is one StridedCopy
-/// per segment, sharing one member, and one run per segment length.
+/// the column members. Otherwise (tiles in separate allocations) the slice's segments go
+/// column piece by column piece, rows in matrix order, and consecutive segments of one
+/// column piece that lie in the same tile (the same allocation for a local matrix, any
+/// place of a buffer) with the same leading dimensions on both sides share one
+/// StridedCopy: one run each, merged where they continue each other on both sides.
+///
+/// Example, case c of redist-bench (1024^2 source tiles -> 32^2 target tiles, 2 x 1
+/// grids, tile storage): a source tile column piece sends 16 segments of 32 x 32, rows
+/// 32, 96, ..., 992 of the tile. Laid flat in matrix order they are one StridedCopy of
+/// 16 runs: each column of the source tile is read top down once, not 16 times 32
+/// columns apart.
 
+#include <algorithm>
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -51,12 +62,23 @@ class MatrixSide {
   index_t run_step() const { return transposed_ ? local_->ld : 1; }
   /// Any side: the address of the segment (row piece r x column piece c) and its ld.
   std::pair<T*, index_t> at(const Piece& r, const Piece& c) const {
-    if (transposed_) {
-      const auto ref = matrix_->tile_ref(TileIndex{tile(c), tile(r)});
-      return {ref.data + offset(c) + offset(r) * ref.ld, ref.ld};
-    }
-    const auto ref = matrix_->tile_ref(TileIndex{tile(r), tile(c)});
-    return {ref.data + offset(r) + offset(c) * ref.ld, ref.ld};
+    const Located l = located(r, c);
+    return {l.base + l.offset, l.ld};
+  }
+  /// Any side: where the segment (row piece r x column piece c) lies: its allocation's
+  /// start, its offset there, its ld, and the start of what it may share a copy with:
+  /// its tile, or the whole allocation for a local matrix.
+  struct Located {
+    T* base;
+    index_t offset, ld, tile;
+  };
+  Located located(const Piece& r, const Piece& c) const {
+    const TileSlot s = matrix_->storage().slot(transposed_ ? TileIndex{tile(c), tile(r)}
+                                                           : TileIndex{tile(r), tile(c)});
+    const index_t in_tile =
+        transposed_ ? offset(c) + offset(r) * s.ld : offset(r) + offset(c) * s.ld;
+    return {matrix_->allocations()[static_cast<std::size_t>(s.allocation)].data(),
+            s.offset + in_tile, s.ld, local_ ? 0 : s.offset};
   }
 
  private:
@@ -114,10 +136,13 @@ void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
 /// buffer side, each copy's offset from the message start goes to `rel` (one per copy).
 /// `flat`: the message is laid segment after segment, each contiguous, instead of as
-/// stacked column blocks. Neither side separates when both matrices keep tiles apart
-/// (tile storage): both ends then copy segment by segment, and writing or reading each
-/// segment contiguously is faster than striding through a block (measured: standard
-/// cases, tile storage). The slice covers the same buffer range either way.
+/// stacked column blocks: column piece by column piece, rows in matrix order (the pieces'
+/// target tile and offset, which both ends know alike). Neither side separates when both
+/// matrices keep tiles apart (tile storage): both ends then copy tile by tile, and writing
+/// or reading each segment contiguously, in the order the tiles are stored, is faster than
+/// striding through a block or hopping between tiles in family order (measured: standard
+/// cases, tile storage). The slice covers the same buffer range either way. A source read
+/// in place (DescribedSide) is bound segment by segment in for_each_slice_segment's order.
 /// Returns the number of copies added.
 template <class T, class Src, class Dst>
 std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice& s, const Src& src,
@@ -211,48 +236,110 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
       return 1;
     }
   }
-  // One copy per segment; segments of one length share a run (and all share a member).
-  const auto member_first = static_cast<index_t>(pool.members.size());
-  pool.members.push_back(ColumnMember{0, 0});
-  index_t run_at = -1, run_length = -1, flat_at = s.offset;
+  // Copy by copy: each segment on both sides (a buffer side by its offset in the message).
+  struct Place {
+    const T* base = nullptr;  ///< the allocation (null: the message buffer)
+    index_t offset = 0, ld = 0, tile = 0;
+  };
+  struct Segment {
+    index_t b, row_tile, row_offset, length;
+    Place src, dst;
+  };
+  std::vector<Segment> segments;
+  index_t count = 0;
+  for (std::size_t k = s.family; k < s.family_end; ++k) count += plan.rows(d.families[k]).count;
+  segments.reserve(static_cast<std::size_t>(count * cols.count));
   for_each_slice_segment(plan, d, s, [&](index_t row, index_t b, const Piece& r, const Piece& col) {
-    if (r.length != run_length) {
-      run_at = static_cast<index_t>(pool.runs.size());
-      run_length = r.length;
-      pool.runs.push_back(RowRun{0, 0, r.length});
+    Segment g{b, r.dst_tile, r.dst_offset, r.length, {}, {}};
+    const Place buffer{nullptr, s.offset + row + b * lc * ldb, flat ? r.length : ldb, 0};
+    const auto place = [&](const auto& side) {
+      const auto l = side.located(r, col);
+      return Place{l.base, l.offset, l.ld, l.tile};
+    };
+    if constexpr (src_buffer) {
+      g.src = buffer;
+    } else if constexpr (described) {
+      const auto [p, ld] = *src.next++;
+      g.src = Place{p, 0, ld, 0};
+    } else {
+      g.src = place(src);
     }
+    if constexpr (dst_buffer)
+      g.dst = buffer;
+    else
+      g.dst = place(dst);
+    segments.push_back(g);
+  });
+  if constexpr (!described) {
+    // Matrix order within each column piece: both sides walk their tiles in the order
+    // they are stored, and a tile's segments come together. Flat messages are laid in
+    // this order; both ends sort the same pieces alike.
+    std::stable_sort(segments.begin(), segments.end(), [](const Segment& x, const Segment& y) {
+      return std::tie(x.b, x.row_tile, x.row_offset) < std::tie(y.b, y.row_tile, y.row_offset);
+    });
+    if (flat) {
+      index_t at = s.offset;
+      for (Segment& g : segments) {
+        if constexpr (src_buffer) g.src.offset = at;
+        if constexpr (dst_buffer) g.dst.offset = at;
+        at += g.length * lc;
+      }
+    }
+  }
+  const auto together = [](const Place& x, const Place& y) {
+    return x.base == y.base && x.tile == y.tile && x.ld == y.ld;
+  };
+  const index_t src_step = transposed(src) ? -1 : 1;  // -1: runs step by lds
+  const auto member = static_cast<index_t>(pool.members.size());
+  pool.members.push_back(ColumnMember{0, 0});
+  std::vector<std::pair<index_t, index_t>> shared_runs;  // (length, run) of one-run copies
+  for (std::size_t k = 0; k < segments.size();) {
+    const Segment& first = segments[k];
     StridedCopy<T> c;
-    c.run_first = run_at;
-    c.runs = 1;
-    c.member_first = member_first;
+    c.run_first = static_cast<index_t>(pool.runs.size());
+    c.member_first = member;
     c.members = 1;
     c.col_len = lc;
     c.transposed = transposed(src);
-    const index_t buffer_at = flat ? flat_at : s.offset + row + b * lc * ldb;
-    const index_t buffer_ld = flat ? r.length : ldb;
-    flat_at += r.length * lc;
-    if constexpr (src_buffer) {
-      c.lds = buffer_ld;
-      rel.push_back(buffer_at);
-    } else if constexpr (described) {
-      const auto [p, ld] = *src.next++;
-      c.src = p;
-      c.lds = ld;
-    } else {
-      const auto [p, ld] = src.at(r, col);
-      c.src = p;
-      c.lds = ld;
+    c.lds = first.src.ld;
+    c.ldd = first.dst.ld;
+    const index_t step = src_step < 0 ? c.lds : 1;
+    pool.runs.push_back(RowRun{0, 0, first.length});
+    for (++k; !described && k < segments.size() && segments[k].b == first.b &&
+              together(segments[k].src, first.src) && together(segments[k].dst, first.dst);
+         ++k) {
+      const RowRun run{segments[k].src.offset - first.src.offset,
+                       segments[k].dst.offset - first.dst.offset, segments[k].length};
+      RowRun& last = pool.runs.back();
+      if (last.src + last.length * step == run.src && last.dst + last.length == run.dst)
+        last.length += run.length;  // continues the previous run on both sides
+      else
+        pool.runs.push_back(run);
     }
-    if constexpr (dst_buffer) {
-      c.ldd = buffer_ld;
-      rel.push_back(buffer_at);
-    } else {
-      const auto [p, ld] = dst.at(r, col);
-      c.dst = p;
-      c.ldd = ld;
+    c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
+    if (c.runs == 1) {
+      // A copy of one run at the copy's start shares the run with those of its length.
+      const index_t length = pool.runs.back().length;
+      pool.runs.pop_back();
+      auto it = std::find_if(shared_runs.begin(), shared_runs.end(),
+                             [&](const auto& e) { return e.first == length; });
+      if (it == shared_runs.end()) {
+        shared_runs.emplace_back(length, static_cast<index_t>(pool.runs.size()));
+        pool.runs.push_back(RowRun{0, 0, length});
+        it = shared_runs.end() - 1;
+      }
+      c.run_first = it->second;
     }
+    if constexpr (src_buffer)
+      rel.push_back(first.src.offset);
+    else
+      c.src = first.src.base + first.src.offset;
+    if constexpr (dst_buffer)
+      rel.push_back(first.dst.offset);
+    else
+      c.dst = const_cast<T*>(first.dst.base) + first.dst.offset;
     pool.copies.push_back(c);
-  });
+  }
   return pool.copies.size() - before;
 }
 
