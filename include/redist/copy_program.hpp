@@ -174,14 +174,64 @@ struct Assign {
   }
 };
 
+/// Tile starts along one side of n >= B elements whose line boundaries fall at h, h + B,
+/// ...: 0, the boundaries, and n - B for a remainder; next_tile_start(x) follows x (n when
+/// x was the last). Every tile is whole; a head or remainder shorter than B overlaps its
+/// neighbour. Example, B = 8, h = 3, n = 20: 0, 3, 11, 12.
+template <index_t B>
+inline index_t next_tile_start(index_t x, index_t h, index_t n) {
+  if (x + B >= n) return n;
+  const index_t next = x < h ? h : x + B;
+  return next < n - B ? next : n - B;
+}
+
+/// Host: d[j * ldd + i] = s[i * lds + j] for i < rows, j < cols, rows and cols >= B, in
+/// whole in-register tiles of B = one cache line of elements only: heads before the line
+/// boundaries (ib rows, jb columns) and remainders are tiles that overlap their neighbours,
+/// rewriting a few elements with the same values (plain copies only: a scaled copy reads
+/// its target) instead of copying the edges element by element: blocks of tens of
+/// elements a side are mostly edges (bench/README.md). Panels and prefetch as in
+/// transpose().
+/// @pre simd_transpose<sizeof(T)>, rows >= B, cols >= B, ib < B, jb < B
+template <class T>
+inline void transpose_whole_tiles(const T* s, index_t lds, T* d, index_t ldd, index_t rows,
+                                  index_t cols, index_t ib, index_t jb, bool streaming) {
+  constexpr index_t B = static_cast<index_t>(64 / sizeof(T)), panel = 32 / B > 0 ? 32 / B : 1;
+  const auto next = next_tile_start<B>;
+  for (index_t j1 = 0; j1 < cols;) {
+    index_t js[panel], nj = 0;
+    for (index_t j0 = j1; j0 < cols && nj < panel; j0 = next(j0, jb, cols)) js[nj++] = j0;
+    const index_t j_end = js[nj - 1] + B;
+    for (index_t i0 = 0; i0 < rows;) {
+      const index_t i1 = next(i0, ib, rows);
+      if (i1 < rows) {
+        for (index_t i = i1; i < i1 + B; ++i) {
+          for (index_t j = j1; j < j_end; j += B) __builtin_prefetch(s + i * lds + j);
+          __builtin_prefetch(s + i * lds + j_end - 1);
+        }
+        const index_t i2 = next(i1, ib, rows);
+        if (!streaming && i2 < rows)
+          for (index_t j = j1; j < j_end; ++j) __builtin_prefetch(d + j * ldd + i2, 1);
+      }
+      for (index_t k = 0; k < nj; ++k)
+        transpose_line_tile<sizeof(T)>(s + i0 * lds + js[k], lds, d + js[k] * ldd + i0, ldd,
+                                       streaming);
+      i0 = i1;
+    }
+    j1 = next(js[nj - 1], jb, cols);
+  }
+}
+
 /// Host: put(d[j * ldd + i], s[i * lds + j]) for i < rows, j < cols. Strips of B source
 /// rows (B = one cache line of elements for the in-register tiles, 8 otherwise) sweep
 /// panels of 32 target columns in B x B tiles. When every column of a side starts at the
-/// same offset in its cache line, the tile grid is shifted to the line boundaries (the
-/// rows and columns before them are copied element by element), so each tile reads and
-/// writes whole lines and a streaming tile stores whole lines. The source lines of the
-/// next strip and, unless streaming, the target lines of the strip after it are
-/// prefetched: a strided transpose otherwise waits for one miss after another.
+/// same offset in its cache line, the tile grid is shifted to the line boundaries, so each
+/// tile reads and writes whole lines and a streaming tile stores whole lines; the rows and
+/// columns before them and the remainders are overlapping in-register tiles
+/// (transpose_whole_tiles) when the block has B rows and columns, else copied element by
+/// element. The source lines of the next strip and, unless streaming, the target lines of
+/// the strip after it are prefetched: a strided transpose otherwise waits for one miss
+/// after another.
 template <class T, class Put = Assign>
 inline void transpose(const T* s, index_t lds, T* d, index_t ldd, index_t rows, index_t cols,
                       bool streaming, const Put& put = {}) {
@@ -202,6 +252,12 @@ inline void transpose(const T* s, index_t lds, T* d, index_t ldd, index_t rows, 
     return static_cast<index_t>((64 - at % 64) % 64 / sizeof(T)) % B;
   };
   const index_t ib = min(rows, head(d, ldd)), jb = min(cols, head(s, lds));
+  if constexpr (simd) {
+    if (rows >= B && cols >= B) {
+      transpose_whole_tiles(s, lds, d, ldd, rows, cols, ib, jb, streaming);
+      return;
+    }
+  }
   scalar(0, ib, 0, cols);
   scalar(ib, rows, 0, jb);
   const auto tile = [&](index_t i0, index_t j0) {
