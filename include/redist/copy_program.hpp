@@ -25,9 +25,11 @@
 /// four elements in one StridedCopy, however large the matrix.
 ///
 /// Host memory: parallel over the copies of a program, or over the columns of each when
-/// a program has fewer than twice as many copies as the space has threads. Device memory: a team
-/// per copy, threads over columns, vector lanes over each run.
+/// a program has fewer than twice as many copies as the space has threads. Device memory:
+/// teams enough to fill the device spread over each copy's columns, a team's threads
+/// along a column (coalesced), short columns several at a time.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -364,24 +366,52 @@ void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRu
         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(exec, first, end),
         [=](std::size_t k) { detail::copy_whole(copies[k], runs, members); });
   } else {
+    // Device: each copy gets `split` teams, team s taking columns s, s + split, ...; the
+    // threads of a team take consecutive rows of a run, so that a warp reads and writes
+    // consecutive elements. A copy can be one block of thousands of columns (separable
+    // sides bind a whole slice as one copy), so one team per copy would leave a GPU
+    // almost idle; teams of copies with fewer columns than `split` return at once.
     using team_policy = Kokkos::TeamPolicy<ExecSpace>;
     using member_type = typename team_policy::member_type;
+    const std::size_t n = end - first;
+    constexpr int team_size = 128;  // 4 warps: whole cache lines per warp, several teams per SM
+    const std::size_t wanted = static_cast<std::size_t>(ExecSpace().concurrency()) / team_size * 2;
+    const int split = static_cast<int>(std::max<std::size_t>(1, (wanted + n - 1) / n));
     Kokkos::parallel_for(
-        "redist::copy_blocks", team_policy(exec, static_cast<int>(end - first), Kokkos::AUTO),
+        "redist::copy_blocks", team_policy(exec, static_cast<int>(n) * split, team_size),
         KOKKOS_LAMBDA(const member_type& team) {
-          const StridedCopy<T> c = copies[first + static_cast<std::size_t>(team.league_rank())];
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, c.columns()), [&](index_t col) {
+          const std::size_t k = first + static_cast<std::size_t>(team.league_rank() / split);
+          const StridedCopy<T>& c = copies[k];
+          const index_t si = c.src_row_step(), sj = c.src_col_step();
+          const index_t first_col = team.league_rank() % split;
+          const index_t length = c.runs == 1 ? runs[c.run_first].length : 0;
+          if (length > 0 && 2 * length <= team_size) {
+            // Short columns (one run): the team takes team_size / length columns at a
+            // time, thread t element t % length of column t / length.
+            const RowRun run = runs[c.run_first];
+            const index_t per = team_size / length, t = team.team_rank();
+            const index_t i = t % length;
+            if (t / length >= per) return;
+            for (index_t col = first_col + t / length * split; col < c.columns();
+                 col += per * split) {
+              const ColumnMember m = members[c.member_first + col / c.col_len];
+              const index_t j = col % c.col_len;
+              c.put(c.dst[m.dst + j * c.ldd + run.dst + i],
+                    c.src[m.src + j * sj + run.src + i * si]);
+            }
+            return;
+          }
+          for (index_t col = first_col; col < c.columns(); col += split) {
             const ColumnMember m = members[c.member_first + col / c.col_len];
             const index_t j = col % c.col_len;
-            const index_t si = c.src_row_step(), sj = c.src_col_step();
+            const T* s = c.src + m.src + j * sj;
+            T* d = c.dst + m.dst + j * c.ldd;
             for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
               const RowRun run = runs[r];
-              Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, run.length), [&](index_t i) {
-                c.put(c.dst[m.dst + j * c.ldd + run.dst + i],
-                      c.src[m.src + j * sj + run.src + i * si]);
-              });
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, run.length),
+                                   [&](index_t i) { c.put(d[run.dst + i], s[run.src + i * si]); });
             }
-          });
+          }
         });
   }
 }
