@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,7 +75,7 @@ class Executor {
         comm_(std::move(comm)),
         options_(checked(options)),
         transform_(transform),
-        graph_(make_task_graph(plan_, chunk_elements())),
+        graph_(make_task_graph(plan_, chunk_elements(), {}, {}, local_part_elements())),
         copies_(plan_, graph_, srcs, dsts, transform_, options_),
         buffers_(!options.gpu_aware_mpi) {
     link_.comm = comm_;
@@ -152,7 +153,8 @@ class Executor {
       copies_.point_packs(c, buffers_.send_at(graph_.send.chunks[c].message));
     // The chunks are the same as before (same plan, same chunk size); the transports and
     // with them the Ack tasks are new.
-    graph_ = make_task_graph(plan_, chunk_elements(), graph_.send_transport, graph_.recv_transport);
+    graph_ = make_task_graph(plan_, chunk_elements(), graph_.send_transport, graph_.recv_transport,
+                             local_part_elements());
     compile_graph();
   }
 
@@ -226,6 +228,12 @@ class Executor {
 
   index_t chunk_elements() const {
     return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  /// Host copies run in parts of a chunk, between which MPI is polled; a device runs a
+  /// batch's local copies as one launch (a part of 2 MiB would take the device about as
+  /// long as launching it).
+  index_t local_part_elements() const {
+    return host_memory ? chunk_elements() : std::numeric_limits<index_t>::max() / 2;
   }
   bool transport_task(std::size_t v) const {
     const TaskKind k = graph_.graph[v].kind;

@@ -177,16 +177,19 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
   return c;
 }
 
-/// Builds rank plan.rank's task graph: chunks of about `chunk_elements`, and the
-/// transport of every message (all point-to-point when empty). O(chunks + local parts).
+/// Builds rank plan.rank's task graph: message chunks of about `chunk_elements`, local
+/// parts of about `local_part_elements` (0: the same), and the transport of every message
+/// (all point-to-point when empty). O(chunks + local parts).
 /// @pre send_transport / recv_transport are empty or have one entry per message.
 inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements,
                                  std::vector<Transport> send_transport = {},
-                                 std::vector<Transport> recv_transport = {}) {
+                                 std::vector<Transport> recv_transport = {},
+                                 index_t local_part_elements = 0) {
   TaskGraph tg;
   tg.send = cut_chunks(plan, plan.send, chunk_elements);
   tg.recv = cut_chunks(plan, plan.recv, chunk_elements);
-  tg.local = cut_chunks(plan, plan.local, chunk_elements);
+  tg.local =
+      cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements);
   tg.send_transport = std::move(send_transport);
   tg.recv_transport = std::move(recv_transport);
   tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);
