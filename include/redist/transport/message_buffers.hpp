@@ -15,8 +15,9 @@
 /// the node's ranks). Buffers are allocated once and reused by every execution (no page
 /// faults per call).
 ///
-/// Device memory without GPU-aware MPI is staged: MPI reads and writes host mirrors, and
-/// stage_out / stage_in copy a chunk across on the execution's instance.
+/// Device memory without GPU-aware MPI is staged: MPI reads and writes a page-locked host
+/// copy of the allocation, and stage_out / stage_in copy a chunk across on the execution's
+/// instance.
 
 #include <algorithm>
 #include <cstddef>
@@ -34,6 +35,14 @@
 #include <redist/task_graph.hpp>
 
 namespace redist::transport {
+
+/// Host memory that a device copies to and from at full speed: page-locked where Kokkos
+/// has a space for it (4.0 on), pageable host memory before.
+#if KOKKOS_VERSION >= 40000
+using staging_space = Kokkos::SharedHostPinnedSpace;
+#else
+using staging_space = Kokkos::HostSpace;
+#endif
 
 template <class T, class MemorySpace>
 class MessageBuffers {
@@ -83,7 +92,9 @@ class MessageBuffers {
     try {
       buffer_ = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::messages"),
                           static_cast<std::size_t>(need));
-      if (staged_) host_ = Kokkos::create_mirror_view(buffer_);
+      if (staged_)
+        host_ = host_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::staging"),
+                          static_cast<std::size_t>(need));
     } catch (const std::exception&) {
       throw storage_error(redist::detail::describe("cannot allocate the message buffers", "bytes",
                                                    bytes * (staged_ ? 2 : 1)));
@@ -122,7 +133,7 @@ class MessageBuffers {
 
  private:
   using view_type = Kokkos::View<T*, MemorySpace>;
-  using host_type = typename view_type::HostMirror;
+  using host_type = Kokkos::View<T*, staging_space>;
 
   /// Offsets of the messages that take room (`takes`), compacted per batch; part[b] the
   /// room batch b needs.

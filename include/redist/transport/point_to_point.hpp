@@ -22,10 +22,19 @@ class PointToPoint {
 
   explicit PointToPoint(const Link<T, MemorySpace>* link) : link_(link) {}
 
-  void begin() { pieces_left_.assign(link_->messages.graph->recv.chunks.size(), 0); }
+  void begin() {
+    pieces_left_.assign(link_->messages.graph->recv.chunks.size(), 0);
+    staging_in_ = false;  // the last execution ended with a fence
+  }
 
   /// Posts a receive for every piece of every chunk of message m.
   void post_receives(std::size_t m) {
+    // The receive part is reused batch after batch: MPI may write it only once the last
+    // batch's copies to the device have read it.
+    if (staging_in_) {
+      link_->exec->fence();
+      staging_in_ = false;
+    }
     const Message& msg = link_->messages.received(m);
     const auto [first, end] = link_->messages.received_chunks(m);
     char* base = link_->buffers->wire_recv(m);
@@ -64,6 +73,7 @@ class PointToPoint {
     if (link_->buffers->staged()) {
       const Chunk& ch = link_->messages.received_chunk(e.index);
       link_->buffers->stage_in(*link_->exec, ch.message, ch.offset, ch.elements);
+      staging_in_ = true;
     }
     events.arrived(e.index, nullptr);
   }
@@ -71,6 +81,7 @@ class PointToPoint {
  private:
   const Link<T, MemorySpace>* link_;
   std::vector<int> pieces_left_;  ///< MPI pieces of each received chunk not in yet
+  bool staging_in_ = false;       ///< a copy from the staged receive part may be running
 };
 
 }  // namespace redist::transport
