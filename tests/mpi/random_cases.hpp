@@ -101,4 +101,36 @@ inline Case random_case(std::mt19937& g, int np, Op op, index_t max_tile) {
   return c;
 }
 
+/// The ops a type's random cases cycle through: none and transpose, and for complex types
+/// the conjugate transpose.
+template <class T>
+std::vector<Op> random_ops() {
+  std::vector<Op> ops{Op::none, Op::transpose};
+  if constexpr (detail::is_complex<T>::value) ops.push_back(Op::conj_transpose);
+  return ops;
+}
+
+/// Case k's transform with op: alpha, beta cycling through (1, 0), (2, 0), (-1, 3); every
+/// other case a triangle (a trapezoid when not square), both uplos and both diagonals.
+template <class T>
+Transform<T> random_transform(int k, Op op) {
+  Transform<T> t{op, T(1), T(0)};
+  if (k % 3 == 1) t = {op, T(2), T(0)};
+  if (k % 3 == 2) t = {op, T(-1), T(3)};
+  if (k % 2 == 1)
+    t.triangle =
+        Triangle{k % 4 == 1 ? Uplo::lower : Uplo::upper, k % 8 < 4 ? Diag::non_unit : Diag::unit};
+  return t;
+}
+
+/// f(source tiling, target tiling) for case c: both irregular, or both uniform.
+template <class F>
+auto with_tilings(const Case& c, F&& f) {
+  if (c.src_rows.irregular)
+    return f(Tiling{IrregularAxis(c.src_rows.bounds), IrregularAxis(c.src_cols.bounds)},
+             Tiling{IrregularAxis(c.dst_rows.bounds), IrregularAxis(c.dst_cols.bounds)});
+  return f(uniform(c.src_size.rows, c.src_size.cols, c.src_rows.tile, c.src_cols.tile),
+           uniform(c.dst_size.rows, c.dst_size.cols, c.dst_rows.tile, c.dst_cols.tile));
+}
+
 }  // namespace redist::test

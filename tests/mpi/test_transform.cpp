@@ -49,33 +49,19 @@ index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape s
 template <class T>
 void check_random_transforms(const boost::mpi::communicator& comm, unsigned seed, int cases) {
   std::mt19937 g(seed);
-  std::vector<Op> ops{Op::none, Op::transpose};
-  if constexpr (detail::is_complex<T>::value) ops.push_back(Op::conj_transpose);
+  const std::vector<Op> ops = random_ops<T>();
   for (int k = 0; k < cases; ++k) {
     const Op op = ops[static_cast<std::size_t>(k) % ops.size()];
     const Case c = random_case(g, comm.size(), op, k % 4 == 0 ? 3 : 12);
-    Transform<T> t{op, T(1), T(0)};
-    if (k % 3 == 1) t = {op, T(2), T(0)};
-    if (k % 3 == 2) t = {op, T(-1), T(3)};
-    // Every other case a triangle (trapezoid when not square), both diagonals.
-    if (k % 2 == 1)
-      t.triangle =
-          Triangle{k % 4 == 1 ? Uplo::lower : Uplo::upper, k % 8 < 4 ? Diag::non_unit : Diag::unit};
+    const Transform<T> t = random_transform<T>(k, op);
     CAPTURE(static_cast<int>(t.triangle.uplo));
     CAPTURE(static_cast<int>(t.triangle.diag));
     CAPTURE(k);
     CAPTURE(static_cast<int>(op));
     CAPTURE(c.region.extent.rows);
     CAPTURE(c.region.extent.cols);
-    index_t bad = 0;
-    if (c.src_rows.irregular)
-      bad = run_case<T>(
-          comm, c, Tiling{IrregularAxis(c.src_rows.bounds), IrregularAxis(c.src_cols.bounds)},
-          Tiling{IrregularAxis(c.dst_rows.bounds), IrregularAxis(c.dst_cols.bounds)}, t);
-    else
-      bad = run_case<T>(
-          comm, c, uniform(c.src_size.rows, c.src_size.cols, c.src_rows.tile, c.src_cols.tile),
-          uniform(c.dst_size.rows, c.dst_size.cols, c.dst_rows.tile, c.dst_cols.tile), t);
+    const index_t bad =
+        with_tilings(c, [&](auto src, auto dst) { return run_case<T>(comm, c, src, dst, t); });
     CHECK(bad == 0);
   }
 }
