@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Developer script, not part of CI: the device suite (tests/device) and the device bench
+# (bench/device_bench.cpp) on a GPU.
+#
+#   scripts/device-tests.sh bundle   on a build machine with nvcc and a CUDA Kokkos: builds
+#                                    both programs in $BUILD_DIR and gathers them with the MPI
+#                                    runtime they need into $BUILD_DIR/device-bundle
+#   scripts/device-tests.sh run      on the GPU machine, from the repository root: puts the
+#                                    bundle's MPI runtime in place, runs the suite at 1-4
+#                                    ranks, then the bench (its JSON to $OUT or build dir)
+#
+# The GPU machine needs a CUDA driver, nothing else: Open MPI (Debian's 4.1, its plug-ins,
+# PMIx and help files), Boost.MPI and their libraries travel in the bundle. Debian's Open
+# MPI is not CUDA-aware, so the suite runs the host-staged path; REDIST_TEST_GPU_AWARE_MPI=1
+# adds the GPU-aware case for an MPI that is.
+# Env: KOKKOS_CUDA_ROOT (/work/kokkos4-cuda), BUILD_DIR (build-cuda), JOBS (2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD_DIR:-build-cuda}
+bundle="$build/device-bundle"
+mode=${1:-}
+
+# The bundle's copy of a system path, and back.
+libdir=/usr/lib/x86_64-linux-gnu
+mpi_trees=("$libdir/openmpi" "$libdir/pmix2" /usr/share/openmpi /usr/share/pmix)
+
+case "$mode" in
+bundle)
+  kokkos=${KOKKOS_CUDA_ROOT:-/work/kokkos4-cuda}
+  command -v nvcc >/dev/null 2>&1 || export PATH="/usr/local/cuda/bin:$PATH"
+  if ! grep -qs '#define KOKKOS_ENABLE_CUDA' "$kokkos/include/KokkosCore_config.h"; then
+    echo "device-tests: no CUDA Kokkos in $kokkos (KOKKOS_CUDA_ROOT)" >&2
+    exit 2
+  fi
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$kokkos" \
+    -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DREDIST_BUILD_EXAMPLES=OFF \
+    -DREDIST_BUILD_BENCH=ON >/dev/null
+  cmake --build "$build" -j "${JOBS:-2}" --target redist-device-tests redist-device-bench
+  rm -rf "$bundle"
+  mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/root"
+  cp "$build/tests/redist-device-tests" "$build/bench/redist-device-bench" "$bundle/bin/"
+  cp -L /usr/bin/orterun "$bundle/bin/mpirun"
+  cp -L /usr/bin/orted "$bundle/bin/orted"
+  for tree in "${mpi_trees[@]}"; do
+    [ -d "$tree" ] || continue
+    mkdir -p "$bundle/root$(dirname "$tree")"
+    cp -a "$tree" "$bundle/root$(dirname "$tree")/"
+  done
+  # Every library the programs and the MPI plug-ins load, but glibc's, the C++ runtime's
+  # (the GPU machine's are as new or newer) and the CUDA driver's.
+  objects=("$bundle"/bin/*)
+  mapfile -t plugins < <(find "$bundle/root" -name '*.so' -type f)
+  for f in "${objects[@]}" "${plugins[@]}"; do ldd "$f" 2>/dev/null || true; done |
+    awk '/=> \//{print $3}' | sort -u |
+    grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libresolv|ld-linux-x86-64|libstdc\+\+|libgcc_s|libcuda)\.so' |
+    while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
+  du -sh "$bundle"
+  ;;
+run)
+  [ -x "$bundle/bin/redist-device-tests" ] || {
+    echo "device-tests: no bundle in $bundle (run 'bundle' first)" >&2
+    exit 2
+  }
+  root=$(cd "$bundle" && pwd)
+  # Debian's Open MPI looks for its plug-ins and help files where Debian installs them.
+  for tree in "${mpi_trees[@]}"; do
+    if [ -e "$tree" ]; then
+      echo "device-tests: $tree exists on this machine; using it" >&2
+    elif [ -d "$root/root$tree" ]; then
+      mkdir -p "$(dirname "$tree")"
+      cp -a "$root/root$tree" "$(dirname "$tree")/"
+    fi
+  done
+  export PATH="$root/bin:$PATH" LD_LIBRARY_PATH="$root/lib:$libdir/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # The bundle's plug-ins and help files even where the machine has an MPI of its own.
+  export OMPI_MCA_mca_base_component_path="$root/root$libdir/openmpi/lib/openmpi3"
+  export PMIX_MCA_mca_base_component_path="$root/root$libdir/pmix2/lib/pmix"
+  export OPAL_PKGDATADIR="$root/root/usr/share/openmpi" OPAL_BINDIR="$root/bin"
+  # One node, shared memory between ranks; no InfiniBand or UCX probing.
+  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_mtl=^ofi,psm,psm2 OMPI_MCA_osc=sm,pt2pt
+  export REDIST_TEST_EXPECT_DEVICE=1
+  out=${OUT:-$build}
+  status=0
+  for np in 1 2 3 4; do
+    echo "=== device suite, $np ranks"
+    if ! timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
+      "$root/bin/redist-device-tests"; then
+      echo "device-tests: FAILED at $np ranks"
+      status=1
+    fi
+  done
+  echo "=== device bench"
+  for np in 1 2; do
+    timeout 240 mpirun --allow-run-as-root --oversubscribe -np "$np" \
+      "$root/bin/redist-device-bench" --json "$out/device-bench-np$np.json" || status=1
+  done
+  exit "$status"
+  ;;
+*)
+  echo "usage: scripts/device-tests.sh bundle|run" >&2
+  exit 2
+  ;;
+esac
