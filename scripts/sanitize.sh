@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the unit and MPI tests with AddressSanitizer + UndefinedBehaviorSanitizer in
-# build-asan and runs them: unit tests in one process, MPI tests at 2 ranks, and the fuzz
-# corpus replay. Fails on any sanitizer report (every report aborts the process).
+# build-asan and runs them: unit tests in one process, MPI tests at 2 ranks, the device suite
+# (host memory) at 3, and the fuzz corpus replay. Fails on any sanitizer report (every report aborts the process).
 #   scripts/sanitize.sh            (env: BUILD_DIR=build-asan, JOBS=2, CXX)
 # Open MPI keeps allocations until exit, so the MPI run uses detect_leaks=0; the unit tests
 # and the fuzz replay run with LeakSanitizer (tests/sanitizers/lsan.supp).
@@ -16,7 +16,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
   -DREDIST_BUILD_EXAMPLES=OFF -DREDIST_BUILD_BENCH=OFF -DREDIST_INSTALL=OFF >/dev/null
-cmake --build "$build" --target redist-unit-tests redist-mpi-tests -j"$jobs"
+cmake --build "$build" --target redist-unit-tests redist-mpi-tests redist-device-tests -j"$jobs"
 cmake -S tests/fuzz -B "$build/fuzz" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 cmake --build "$build/fuzz" --target redist-fuzz-replay -j"$jobs"
@@ -51,6 +51,8 @@ fi
 export OMP_NUM_THREADS=1
 ASAN_OPTIONS="$common:detect_leaks=0" run "MPI tests, 2 ranks" \
   mpiexec "${mpi_flags[@]}" -np 2 "$build/tests/redist-mpi-tests"
+ASAN_OPTIONS="$common:detect_leaks=0" run "device suite (host memory), 3 ranks" \
+  mpiexec "${mpi_flags[@]}" -np 3 "$build/tests/redist-device-tests"
 
 if grep -qE "ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$log"; then
   echo "sanitize.sh: FAILED: sanitizer report in $log" >&2
