@@ -74,6 +74,14 @@ struct StridedCopy {
   /// Source element steps along a run and from one column of a member to the next.
   KOKKOS_INLINE_FUNCTION index_t src_row_step() const { return transposed ? lds : 1; }
   KOKKOS_INLINE_FUNCTION index_t src_col_step() const { return transposed ? 1 : lds; }
+  /// First source / target element of column k (of columns()): column k % col_len of
+  /// member k / col_len.
+  KOKKOS_INLINE_FUNCTION const T* src_column(const ColumnMember* m, index_t k) const {
+    return src + m[member_first + k / col_len].src + k % col_len * src_col_step();
+  }
+  KOKKOS_INLINE_FUNCTION T* dst_column(const ColumnMember* m, index_t k) const {
+    return dst + m[member_first + k / col_len].dst + k % col_len * ldd;
+  }
   /// Whether the copy is a plain memory copy of runs.
   KOKKOS_INLINE_FUNCTION bool plain() const { return !transposed && !scaled; }
   /// Writes one element: v, or alpha * op(v) + beta * d.
@@ -162,9 +170,7 @@ inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T
 template <class T>
 inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members,
                         index_t k) {
-  const ColumnMember& m = members[c.member_first + k / c.col_len];
-  const index_t j = k % c.col_len;
-  copy_one_column(c, runs, c.src + m.src + j * c.src_col_step(), c.dst + m.dst + j * c.ldd);
+  copy_one_column(c, runs, c.src_column(members, k), c.dst_column(members, k));
 }
 
 /// Writes v into d (a transposed copy without alpha, beta); lets the tiles below use
@@ -382,7 +388,7 @@ void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRu
         KOKKOS_LAMBDA(const member_type& team) {
           const std::size_t k = first + static_cast<std::size_t>(team.league_rank() / split);
           const StridedCopy<T>& c = copies[k];
-          const index_t si = c.src_row_step(), sj = c.src_col_step();
+          const index_t si = c.src_row_step();
           const index_t first_col = team.league_rank() % split;
           const index_t length = c.runs == 1 ? runs[c.run_first].length : 0;
           if (length > 0 && 2 * length <= team_size) {
@@ -393,19 +399,14 @@ void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRu
             const index_t i = t % length;
             if (t / length >= per) return;
             for (index_t col = first_col + t / length * split; col < c.columns();
-                 col += per * split) {
-              const ColumnMember m = members[c.member_first + col / c.col_len];
-              const index_t j = col % c.col_len;
-              c.put(c.dst[m.dst + j * c.ldd + run.dst + i],
-                    c.src[m.src + j * sj + run.src + i * si]);
-            }
+                 col += per * split)
+              c.put(c.dst_column(members, col)[run.dst + i],
+                    c.src_column(members, col)[run.src + i * si]);
             return;
           }
           for (index_t col = first_col; col < c.columns(); col += split) {
-            const ColumnMember m = members[c.member_first + col / c.col_len];
-            const index_t j = col % c.col_len;
-            const T* s = c.src + m.src + j * sj;
-            T* d = c.dst + m.dst + j * c.ldd;
+            const T* s = c.src_column(members, col);
+            T* d = c.dst_column(members, col);
             for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
               const RowRun run = runs[r];
               Kokkos::parallel_for(Kokkos::TeamThreadRange(team, run.length),
