@@ -70,27 +70,32 @@ Anchors measure_anchors(const mpi::communicator& comm) {
   return x;
 }
 
-/// Host values of the case's source, copied to the device.
-void fill_device(const Case& c, DeviceMatrix& d, double sentinel_value, bool source) {
-  auto host = std::vector<Kokkos::View<double*, Kokkos::HostSpace>>{};
-  for (const auto& alloc : d.allocations()) host.push_back(Kokkos::create_mirror_view(alloc));
-  redist::TiledMatrix<double, BcLayout, ScalapackStorage> h(d.layout(), {}, d.rank(), host);
-  h.for_each_element([&](redist::ElementIndex e, double& v) {
-    v = source ? value_at(c, e.i, e.j) : sentinel_value;
-  });
-  for (std::size_t k = 0; k < host.size(); ++k) Kokkos::deep_copy(d.allocations()[k], host[k]);
+/// A host matrix with d's layout and storage map over host mirrors of d's allocations
+/// (with d's values when `copy`).
+redist::TiledMatrix<double, BcLayout, ScalapackStorage> host_twin(const DeviceMatrix& d,
+                                                                  bool copy) {
+  std::vector<Kokkos::View<double*, Kokkos::HostSpace>> host;
+  for (const auto& alloc : d.allocations()) {
+    host.push_back(Kokkos::create_mirror_view(alloc));
+    if (copy) Kokkos::deep_copy(host.back(), alloc);
+  }
+  return {d.layout(), {}, d.rank(), std::move(host)};
+}
+
+/// The case's source values (or the sentinel) on the host, copied to the device.
+void fill_device(const Case& c, DeviceMatrix& d, bool source) {
+  auto h = host_twin(d, false);
+  h.for_each_element(
+      [&](redist::ElementIndex e, double& v) { v = source ? value_at(c, e.i, e.j) : sentinel; });
+  for (std::size_t k = 0; k < h.allocations().size(); ++k)
+    Kokkos::deep_copy(d.allocations()[k], h.allocations()[k]);
 }
 
 /// Target elements (all ranks) that differ from the source's value at the same index.
 long device_mismatches(const mpi::communicator& comm, const Case& c, const DeviceMatrix& d) {
-  auto host = std::vector<Kokkos::View<double*, Kokkos::HostSpace>>{};
-  for (const auto& alloc : d.allocations()) {
-    host.push_back(Kokkos::create_mirror_view(alloc));
-    Kokkos::deep_copy(host.back(), alloc);
-  }
-  redist::TiledMatrix<double, BcLayout, ScalapackStorage> h(d.layout(), {}, d.rank(), host);
   long bad = 0;
-  h.for_each_element([&](redist::ElementIndex e, double& v) { bad += v != value_at(c, e.i, e.j); });
+  host_twin(d, true).for_each_element(
+      [&](redist::ElementIndex e, double& v) { bad += v != value_at(c, e.i, e.j); });
   return mpi::all_reduce(comm, bad, std::plus<long>());
 }
 
@@ -137,8 +142,8 @@ int main(int argc, char** argv) {
       if (comm.size() == 1) c.ps = c.qs = c.pt = c.qt = 1;
       DeviceMatrix a(source_layout(c), {}, comm.rank());
       DeviceMatrix b(target_layout(c), {}, comm.rank());
-      fill_device(c, a, 0, true);
-      fill_device(c, b, sentinel, false);
+      fill_device(c, a, true);
+      fill_device(c, b, false);
       redist::Redistributor r(a, b, comm, redist::Region::whole({c.M, c.N}));
       r.redistribute();
       const Timing move = time_it(comm, o.repeat, [&] { r.redistribute(); });
@@ -162,7 +167,7 @@ int main(int argc, char** argv) {
       const Timing compute = time_it(comm, o.repeat, [&] {
         for (long u = 0; u < units; ++u) d.unit();
       });
-      fill_device(c, b, sentinel, false);
+      fill_device(c, b, false);
       const Timing total = time_it(comm, o.repeat, [&] {
         r.start();
         bool done = false;
