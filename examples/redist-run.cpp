@@ -2,17 +2,16 @@
 // it, optionally verify every element, and report (human-readable on rank 0, JSON, dot).
 //
 //   mpirun -np 4 redist-run --src 8192x8192/256x256/bc:1x4 --dst 8192x8192/100x100/bc:2x2
-//       [--region RxC@i,j->k,l] [--type double|float|cdouble|cfloat|int] [--batch K]
-//       [--repeat N] [--relabel] [--verify] [--json FILE] [--dot FILE]
-//       [--op n|t|c] [--alpha A] [--beta B] [--uplo l|u] [--diag n|u] [--count K]
+//   redist-run --help          the layout grammar, every option with its default, examples
+//   redist-run --kokkos-help   Kokkos' own options (--kokkos-threads=N, ...)
 //
 // The target region receives alpha * op(source region) + beta * target (op t: the
 // region's R x C is the source extent, the target gets C x R), or its lower / upper
 // trapezoid only; --count K moves K matrices of these layouts in one exchange.
 //
-// Exit status: 0 success, 1 verification failed, 2 bad input (one line on stderr, rank 0,
-// on every rank alike: the ranks agree on their inputs before anything else). See
-// docs/redist-run.md.
+// Exit status: 0 success (and --help), 1 verification failed, 2 bad input (one line on
+// stderr, rank 0, on every rank alike: the ranks agree on their inputs before anything
+// else). See docs/redist-run.md.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -47,6 +46,7 @@
 #include <redist/detail/checked.hpp>
 #include <redist/detail/collectively.hpp>
 #include <redist/redist.hpp>
+#include <redist/relabel.hpp>
 #include <redist/task_graph_graphviz.hpp>
 #include <redist/tools/layout_report.hpp>
 #include <redist/tools/layout_spec.hpp>
@@ -81,6 +81,202 @@ struct Options {
 
 const char* op_name(Op op) { return op == Op::none ? "n" : op == Op::transpose ? "t" : "c"; }
 const char* uplo_name(Uplo u) { return u == Uplo::all ? "all" : u == Uplo::lower ? "l" : "u"; }
+
+// --- the command line: one table of options, and the help built from it ---------------------
+
+/// One option of redist-run. parse() accepts only the options of this table (and takes a
+/// value exactly for those with one); --help prints it: neither can drift from the other.
+struct OptionInfo {
+  std::string_view name;      ///< "--src"
+  std::string_view alias;     ///< "-h", or empty
+  std::string_view value;     ///< the value's placeholder; empty for a flag
+  std::string_view fallback;  ///< the default, as --help shows it
+  std::string_view meaning;
+};
+
+constexpr OptionInfo option_table[] = {
+    {"--src", "", "LAYOUT", "required", "source matrix layout"},
+    {"--dst", "", "LAYOUT", "required", "target matrix layout"},
+    {"--region", "", "REGION", "the largest common top-left block, transposed with --op t/c",
+     "the elements to move"},
+    {"--type", "", "TYPE", "double",
+     "element type: double, float, cdouble (complex double), cfloat (complex float) or int"},
+    {"--batch", "", "K", "0",
+     "source tile columns per batch, >= 0; 0 cuts batches of varying width so that every "
+     "rank's buffers stay within 2^30 bytes"},
+    {"--repeat", "", "N", "5", "timed executions of the same plan, >= 1"},
+    {"--relabel", "", "", "off",
+     "let redist choose which rank plays each target role so the most data stays local; "
+     "the report shows the role -> rank map (tile storage on --dst only)"},
+    {"--op", "", "n|t|c", "n",
+     "apply op to the source region: none, transpose, conjugate transpose; with t or c the "
+     "region's RxC is the source extent and the target gets C x R"},
+    {"--alpha", "", "A", "1",
+     "the target receives alpha * op(source) + beta * target (integers for --type int)"},
+    {"--beta", "", "B", "0", "see --alpha; 0 overwrites without reading the target"},
+    {"--uplo", "", "l|u", "the whole region",
+     "move only the lower or upper trapezoid of the target rectangle, as ScaLAPACK's "
+     "pxtrmr2d"},
+    {"--diag", "", "n|u", "n", "with --uplo: u leaves the diagonal out"},
+    {"--count", "", "K", "1", "move K matrices of these layouts in one exchange, >= 1"},
+    {"--verify", "", "", "off",
+     "fill, run, and check every target element; exit 1 if any is wrong"},
+    {"--json", "", "FILE", "none", "write a JSON report (rank 0)"},
+    {"--dot", "", "FILE", "none", "write rank 0's task graph in Graphviz format"},
+    {"--help", "-h", "", "", "print this help and exit 0"},
+    {"--kokkos-help", "", "", "", "print Kokkos' options (--kokkos-threads=N, ...) and exit 0"},
+};
+
+/// The table's entry for `arg` (its name or alias), or null.
+const OptionInfo* find_option(std::string_view arg) {
+  for (const auto& o : option_table)
+    if (arg == o.name || (!o.alias.empty() && arg == o.alias)) return &o;
+  return nullptr;
+}
+
+/// What redist-run does and the layout grammar: tools/layout_spec.hpp's parser, in words.
+constexpr std::string_view help_intro =
+    R"(redist-run: move a region of a distributed matrix from one layout into another,
+time the move, optionally verify every element, and report (rank 0: text, JSON,
+Graphviz).
+
+Usage: mpirun -np N redist-run --src LAYOUT --dst LAYOUT [OPTION]...
+       redist-run --help | --kokkos-help
+
+LAYOUT := EXTENT/TILE/DIST[/STORAGE]   (numbers: decimal integers without sign)
+  EXTENT   MxN     matrix rows x columns, >= 1
+  TILE     MBxNB   tile rows x columns, >= 1; the last tile row or column may be
+                   partial
+  DIST     which rank owns tile (m, n), one of:
+    bc:PxQ           2-D block-cyclic on a P x Q grid: rank (m mod P) * Q +
+                     (n mod Q); bc:1xQ and bc:Px1 are 1-D
+    bc:PxQ:KPxKQ     the same on super-tiles of KP x KQ tiles: rank
+                     ((m / KP) mod P) * Q + ((n / KQ) mod Q)
+    random:SEED      uniform random over all ranks, the same on every rank
+    band:B:PBxQB:PxQ tiles with |m - n| < B block-cyclic on a PB x QB grid at
+                     (m - n + B - 1, n), all other tiles on P x Q
+    hetero:PxQ:W0,...,W(PQ-1)
+                     1D-1D heterogeneous: tile rows and columns dealt in
+                     proportion to P*Q powers, one per rank (row-major grid)
+    hetero1d:rows:W0,...,W(R-1)  or  hetero1d:cols:W0,...,W(R-1)
+                     tile rows (or columns) dealt to R ranks in proportion to
+                     one power each
+    synth:C0,...,C(R-1)[:full|lower|upper]
+                     --dst only: built from the --src distribution on the same
+                     tiling (Nesi et al. 2023, Algorithm 2) so that rank r owns
+                     Cr tiles of the tile grid (or of its lower / upper tile
+                     triangle) and the fewest tiles change owner
+    bc2:PxQ:G        block-cyclic on P x Q, each rank's tiles spread over G
+                     device allocations by tile row (m mod G); tile storage
+    bc2:PxQ:GPxGQ    the same on GP x GQ devices by the two-level rule
+  STORAGE  tile       (default) a rank's tiles packed back to back, column-major
+           scalapack  ScaLAPACK's local column-major matrix, lld = max(1, LOCr);
+                      bc only
+  Powers W are decimals >= 0, not all zero. A distribution may use fewer ranks
+  than mpirun starts (the others own no tiles), not more.
+
+REGION := RxC[@I,J->K,L]
+  R x C elements from source (I, J) to target (K, L); origins default to 0, and
+  R or C may be 0 (nothing moves). Quote it in the shell: -> is a redirection.
+
+Options (each takes its value as the next argument, and may be given once):
+)";
+
+/// Three runs that work as shown (tests/cli/run_cli_tests.sh runs them).
+constexpr std::string_view help_examples = R"(
+Options that start with --kokkos- go to Kokkos (--kokkos-help lists them).
+Exit status: 0 success, 1 --verify found a wrong element, 2 bad input (one line
+on stderr).
+
+Examples:
+  1-D block-cyclic with 256x256 tiles into 2-D with 100x100 tiles, checked:
+    mpirun -np 4 redist-run --src 2048x2048/256x256/bc:1x4 \
+        --dst 2048x2048/100x100/bc:2x2 --verify
+
+  2 * the transpose of a 100x50 block, into ScaLAPACK storage, JSON report:
+    mpirun -np 2 redist-run --src 300x200/16x16/random:7 \
+        --dst 200x300/10x10/bc:2x1/scalapack --region '100x50@10,0->0,20' \
+        --op t --alpha 2 --verify --json report.json
+
+  100 tiles per rank, the fewest moved, from a heterogeneous 2x2 grid:
+    mpirun -np 4 redist-run --src 1000x1000/50x50/hetero:2x2:1,1,5,5 \
+        --dst 1000x1000/50x50/synth:100,100,100,100 --verify
+
+See docs/redist-run.md for the report, the JSON fields and every error.
+)";
+
+/// `text` word-wrapped to `width` columns; it starts at column `col`, and every line
+/// after the first is indented to column `indent`.
+std::string wrap(std::string_view text, std::size_t col, std::size_t indent,
+                 std::size_t width = 80) {
+  std::string out;
+  for (std::size_t k = 0; k < text.size();) {
+    const std::size_t end = std::min(text.find(' ', k), text.size());
+    const std::string_view word = text.substr(k, end - k);
+    if (k > 0) {
+      if (col + 1 + word.size() > width) {
+        out += "\n" + std::string(indent, ' ');
+        col = indent;
+      } else {
+        out += ' ';
+        ++col;
+      }
+    }
+    out += word;
+    col += word.size();
+    k = end + 1;
+  }
+  return out;
+}
+
+/// The whole of `redist-run --help`.
+std::string help_text() {
+  std::string s(help_intro);
+  constexpr std::size_t column = 21;  // where the meanings start
+  for (const auto& o : option_table) {
+    std::string head = "  " + std::string(o.name);
+    if (!o.alias.empty()) head += ", " + std::string(o.alias);
+    if (!o.value.empty()) head += " " + std::string(o.value);
+    head += head.size() + 1 < column ? std::string(column - head.size(), ' ') : "  ";
+    std::string meaning(o.meaning);
+    if (o.fallback == "required")
+      meaning += " (required)";
+    else if (!o.fallback.empty())
+      meaning += " (default: " + std::string(o.fallback) + ")";
+    s += head + wrap(meaning, head.size(), column) + "\n";
+  }
+  s += help_examples;
+  return s;
+}
+
+/// The command line split before Kokkos sees it: --help, -h and --kokkos-help are
+/// redist-run's (Kokkos would print its help for anything starting with --help); the
+/// --kokkos-* options are Kokkos'; the rest, option values included, is parse()'s.
+struct CommandLine {
+  bool help = false;
+  bool kokkos_help = false;
+  std::vector<std::pair<char*, bool>> args;  ///< after argv[0]: (argument, is a --kokkos-*)
+};
+
+CommandLine split_command_line(int argc, char** argv) {
+  CommandLine c;
+  for (int k = 1; k < argc; ++k) {
+    const std::string_view a = argv[k];
+    const OptionInfo* info = find_option(a);
+    if (info && info->name == "--help") {
+      c.help = true;
+    } else if (info && info->name == "--kokkos-help") {
+      c.kokkos_help = true;
+    } else if (a.rfind("--kokkos-", 0) == 0) {
+      c.args.emplace_back(argv[k], true);
+    } else {
+      c.args.emplace_back(argv[k], false);
+      // A value is never an option, even one that looks like --help.
+      if (info && !info->value.empty() && k + 1 < argc) c.args.emplace_back(argv[++k], false);
+    }
+  }
+  return c;
+}
 
 double parse_real(const std::string& arg, const std::string& v) {
   char* end = nullptr;
@@ -145,50 +341,53 @@ void check_outputs(const Options& o) {
 
 /// Parses the command line of this rank. Ranks may be given different ones (MPMD, or a
 /// script's mistake): agree_on_inputs compares them.
-Options parse(int argc, char** argv, int comm_size) {
+/// `args` are the arguments after the program name, without --help and what Kokkos took.
+Options parse(const std::vector<char*>& args, int comm_size) {
   Options o;
   bool have_src = false, have_dst = false;
   std::set<std::string> seen;
-  for (int k = 1; k < argc; ++k) {
-    const std::string a = argv[k];
+  const std::size_t n = args.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::string a = args[k];
     // The last of two would win silently; a script that repeats one is usually wrong.
     if (a.rfind("--", 0) == 0 && !seen.insert(a).second)
       throw UsageError{a, "given more than once"};
-    const auto value = [&]() -> std::string {
-      if (k + 1 >= argc) throw UsageError{a, "missing value"};
-      return argv[++k];
-    };
+    // Only the table's options: an option missing from --help is no option.
+    const OptionInfo* info = find_option(a);
+    if (!info) throw UsageError{a, "unknown option"};
+    // The table says which options take a value (split_command_line skips it likewise).
+    if (!info->value.empty() && k + 1 >= n) throw UsageError{a, "missing value"};
+    const std::string v = info->value.empty() ? "" : args[++k];
     try {
       if (a == "--src") {
-        o.src = parse_layout(value(), a);
+        o.src = parse_layout(v, a);
         have_src = true;
       } else if (a == "--dst") {
-        o.dst = parse_layout(value(), a);
+        o.dst = parse_layout(v, a);
         have_dst = true;
       } else if (a == "--region") {
-        o.region = parse_region(value(), a);
+        o.region = parse_region(v, a);
       } else if (a == "--type") {
-        o.type = value();
+        o.type = v;
         if (o.type != "double" && o.type != "float" && o.type != "cdouble" && o.type != "cfloat" &&
             o.type != "int")
           throw UsageError{
               a, "unknown type '" + o.type + "' (expected double, float, cdouble, cfloat or int)"};
       } else if (a == "--batch") {
-        o.batch = parse_count(a, value(), 0);
+        o.batch = parse_count(a, v, 0);
       } else if (a == "--repeat") {
-        o.repeat = static_cast<int>(std::min<index_t>(parse_count(a, value(), 1), 1 << 30));
+        o.repeat = static_cast<int>(std::min<index_t>(parse_count(a, v, 1), 1 << 30));
       } else if (a == "--verify") {
         o.verify = true;
       } else if (a == "--relabel") {
         o.relabel = true;
       } else if (a == "--json") {
-        o.json = value();
+        o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};
       } else if (a == "--dot") {
-        o.dot = value();
+        o.dot = v;
         if (o.dot.empty()) throw UsageError{a, "empty file name"};
       } else if (a == "--op") {
-        const std::string v = value();
         if (v == "n")
           o.op = Op::none;
         else if (v == "t")
@@ -198,27 +397,20 @@ Options parse(int argc, char** argv, int comm_size) {
         else
           throw UsageError{a, "expected n, t or c, got '" + v + "'"};
       } else if (a == "--alpha") {
-        o.alpha = parse_real(a, value());
+        o.alpha = parse_real(a, v);
       } else if (a == "--beta") {
-        o.beta = parse_real(a, value());
+        o.beta = parse_real(a, v);
       } else if (a == "--uplo") {
-        const std::string v = value();
         if (v != "l" && v != "u") throw UsageError{a, "expected l or u, got '" + v + "'"};
         o.triangle.uplo = v == "l" ? Uplo::lower : Uplo::upper;
       } else if (a == "--diag") {
-        const std::string v = value();
         if (v != "n" && v != "u") throw UsageError{a, "expected n or u, got '" + v + "'"};
         o.triangle.diag = v == "n" ? Diag::non_unit : Diag::unit;
       } else if (a == "--count") {
-        o.count = std::min<index_t>(parse_count(a, value(), 1), 1 << 20);
-      } else if (a == "--help" || a == "-h") {
-        throw UsageError{"",
-                         "usage: redist-run --src LAYOUT --dst LAYOUT [--region RxC@i,j->k,l] "
-                         "[--type double|float|cdouble|cfloat|int] [--batch K] [--repeat N] "
-                         "[--relabel] [--verify] [--json FILE] [--dot FILE] [--op n|t|c] "
-                         "[--alpha A] [--beta B] [--uplo l|u] [--diag n|u] [--count K]"};
+        o.count = std::min<index_t>(parse_count(a, v, 1), 1 << 20);
       } else {
-        throw UsageError{a, "unknown option"};
+        // In the table but not handled here (--help is taken before parse): a bug.
+        throw UsageError{a, "not implemented"};
       }
     } catch (const parse_error& e) {
       throw UsageError{a, strip(e.what(), a)};
@@ -680,15 +872,45 @@ void report(const boost::mpi::communicator& world, const std::string& line) {
 int main(int argc, char** argv) {
   boost::mpi::environment env(argc, argv);
   boost::mpi::communicator world;
+  // Help before Kokkos sees the command line. A help request on any rank is one on every
+  // rank (an MPMD launch may give it to one only): no rank goes on to wait for the others.
+  const CommandLine line = split_command_line(argc, argv);
+  const int asked = boost::mpi::all_reduce(world, (line.help ? 1 : 0) | (line.kokkos_help ? 2 : 0),
+                                           boost::mpi::bitwise_or<int>());
+  const bool help = (asked & 1) != 0, kokkos_help = (asked & 2) != 0;
+  if (help) {
+    if (world.rank() == 0) std::fputs(help_text().c_str(), stdout);
+    std::fflush(stdout);
+    if (!kokkos_help) return 0;
+  }
+  // Kokkos' arguments: the --kokkos-* options; for --kokkos-help that alone, on rank 0 only,
+  // so that Kokkos prints its help once.
+  static char kokkos_help_arg[] = "--kokkos-help";
+  std::vector<char*> kokkos_args{argv[0]};
+  if (kokkos_help) {
+    if (world.rank() == 0) kokkos_args.push_back(kokkos_help_arg);
+  } else {
+    for (const auto& [arg, is_kokkos] : line.args)
+      if (is_kokkos) kokkos_args.push_back(arg);
+  }
+  int kokkos_argc = static_cast<int>(kokkos_args.size());
+  kokkos_args.push_back(nullptr);
   int status = 0;
   {
-    Kokkos::ScopeGuard kokkos(argc, argv);
+    Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_args.data());
+    if (kokkos_help) return 0;
+    // The --kokkos-* options Kokkos did not take (unknown ones) stay, in their place, for
+    // parse() to name.
+    const std::set<char*> left(kokkos_args.begin() + 1, kokkos_args.begin() + kokkos_argc);
+    std::vector<char*> args;
+    for (const auto& [arg, is_kokkos] : line.args)
+      if (!is_kokkos || left.count(arg)) args.push_back(arg);
     // Local work first (parse; rank 0 also checks its output paths), then agreement, then
     // everything collective: a rank that fails to parse still takes part in the agreement.
     std::optional<Options> o;
     std::optional<UsageError> bad;
     try {
-      o = parse(argc, argv, world.size());
+      o = parse(args, world.size());
       if (world.rank() == 0) check_outputs(*o);
     } catch (const UsageError& e) {
       bad = e;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests of redist-run: verified runs with JSON and dot output, and every kind of bad input
 # (exit status 2, exactly one "redist-run: <argument>: ..." line, no hang), including ranks
-# given different command lines (MPMD), sizes that overflow, and unwritable outputs.
+# given different command lines (MPMD), sizes that overflow, and unwritable outputs; --help
+# (its grammar, options and examples, which are run, and docs/redist-run.md's copy of it)
+# and --kokkos-help.
 #
 #   tests/cli/run_cli_tests.sh BUILD_DIR
 #
@@ -28,6 +30,9 @@ if [[ ! -x $exe ]]; then
   echo "run_cli_tests: redist-run not found at $exe" >&2
   exit 1
 fi
+# Absolute: the --help examples run in the scratch directory (they write report.json).
+exe=$(cd "$(dirname "$exe")" && pwd)/$(basename "$exe")
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -333,6 +338,113 @@ expect_exit2 2 "^redist-run: --frob\\\\x09\\\\xFF: unknown option" \
 # A good run after all this still works, and writes its outputs.
 expect_ok 2 "${good[@]}" --dot "$work/after.dot"
 [[ -s $work/after.dot ]] || fail "--dot after the checks: no file"
+
+# --- --help and --kokkos-help -----------------------------------------------------------------
+# --help: exit 0, redist-run's own help once (rank 0), no Kokkos help in it.
+kokkos_help_line="Kokkos command line arguments"
+run 2 --help
+help_out=$out
+[[ $rc -eq 0 ]] || fail "--help -> exit $rc (expected 0)"
+[[ ! -s $err ]] || fail "--help: stderr not empty: $(head -n 1 "$err")"
+[[ $(grep -c "^LAYOUT := EXTENT/TILE/DIST\[/STORAGE\]" "$help_out") -eq 1 ]] ||
+  fail "--help: not one LAYOUT grammar line (printed on every rank?)"
+if grep -q -e "$kokkos_help_line" -e "kokkos-threads=INT" "$help_out"; then
+  fail "--help: Kokkos' help in the output"
+fi
+# The grammar: every part, every distribution kind and storage of tools/layout_spec.hpp.
+for word in EXTENT TILE DIST STORAGE "REGION := RxC[@I,J->K,L]" "bc:PxQ " "bc:PxQ:KPxKQ" \
+  "random:SEED" "band:B:PBxQB:PxQ" "hetero:PxQ:W0,...,W(PQ-1)" "hetero1d:rows:" \
+  "hetero1d:cols:" "synth:C0,...,C(R-1)[:full|lower|upper]" "bc2:PxQ:G " "bc2:PxQ:GPxGQ" \
+  " tile " " scalapack "; do
+  grep -qF -- "$word" "$help_out" || fail "--help: no '$word'"
+done
+# Every option, each with its default (or required); the two help options with none.
+for opt in --src --dst --region --type --batch --repeat --relabel --op --alpha --beta --uplo \
+  --diag --count --verify --json --dot; do
+  entry=$(awk -v o="$opt" '$1 == o {p = 1; print; next} p && /^      / {print; next} {p = 0}' \
+    "$help_out")
+  [[ -n $entry ]] || { fail "--help: no option $opt"; continue; }
+  entry=$(tr -s ' \n' '  ' <<<"$entry")  # one line: a default may wrap
+  grep -qE "\((default: [^)]*|required)\)" <<<"$entry" || fail "--help: $opt has no default"
+done
+grep -qE "^  --help, -h " "$help_out" || fail "--help: no --help, -h line"
+grep -qE "^  --kokkos-help " "$help_out" || fail "--help: no --kokkos-help line"
+run 1 -h
+cmp -s "$out" "$help_out" || fail "-h: not the same output as --help"
+# MPMD: a help request on one rank is one on every rank, and no rank hangs.
+run_args=(-np 1 "$exe" "${good[@]}" : -np 1 "$exe" --help)
+# shellcheck disable=SC2086
+if ! timeout "$limit" "$mpiexec" $MPIEXEC_FLAGS "${run_args[@]}" >"$work/mpmd-help" \
+  2>"$work/mpmd-help.err"; then
+  fail "--help on rank 1 only -> exit not 0"
+fi
+cmp -s "$work/mpmd-help" "$help_out" || fail "--help on rank 1 only: not the help"
+
+# --kokkos-help: Kokkos' own help, once, and exit 0.
+run 2 --kokkos-help
+[[ $rc -eq 0 ]] || fail "--kokkos-help -> exit $rc (expected 0)"
+[[ $(grep -c "$kokkos_help_line" "$out") -eq 1 ]] || fail "--kokkos-help: not Kokkos' help once"
+grep -q -- "--kokkos-threads=INT" "$out" || fail "--kokkos-help: no --kokkos-threads"
+if grep -q "^LAYOUT := " "$out"; then fail "--kokkos-help: redist-run's help too"; fi
+# Kokkos' options still reach Kokkos; an unknown one is bad input.
+run 1 --src 64x64/8x8/bc:1x1 --kokkos-threads=1 --dst 64x64/10x10/bc:1x1
+[[ $rc -eq 0 ]] || fail "--kokkos-threads=1 -> exit $rc (expected 0)"
+
+# Malformed arguments: still one line and exit 2, with no help of either kind.
+expect_usage 2 --src --src --help --dst 64x64/10x10/bc:2x1
+grep -q "^redist-run: --src: expected MxN/MBxNB/DIST\[/STORAGE\], got '--help'$" "$err" ||
+  fail "--src --help: message"
+expect_usage 2 --helpx "${good[@]}" --helpx
+expect_usage 2 --kokkos-frob "${good[@]}" --kokkos-frob
+expect_usage 2 --dst --src 10x10/2x2/bc:1x1 --dst -h
+for k in 1 2 3 4; do
+  if grep -q -e "$kokkos_help_line" -e "^LAYOUT := " "$work/out.$((count - k))"; then
+    fail "bad input run $((count - k)) printed a help"
+  fi
+done
+
+# The three examples of --help run as printed (from the scratch directory) and verify.
+mapfile -t examples < <(python3 - "$help_out" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("Examples:", 1)[1].splitlines()
+cmd = None
+for line in lines:
+    s = line.strip()
+    if cmd is not None:
+        cmd += " " + s.rstrip("\\").strip()
+    elif s.startswith("mpirun "):
+        cmd = s.rstrip("\\").strip()
+    if cmd is not None and not s.endswith("\\"):
+        print(cmd)
+        cmd = None
+PY
+)
+[[ ${#examples[@]} -eq 3 ]] || fail "--help: ${#examples[@]} examples (expected 3)"
+for example in "${examples[@]}"; do
+  words=()
+  eval "words=($example)"  # the help's own quoting, as a shell would read it
+  if [[ ${words[0]} != mpirun || ${words[1]} != -np || ${words[3]} != redist-run ]]; then
+    fail "--help example not 'mpirun -np N redist-run ...': $example"
+    continue
+  fi
+  rm -f "$work/example.rc"
+  (cd "$work" && run "${words[2]}" "${words[@]:4}" && echo "$rc" >"$work/example.rc")
+  out=$work/out.$count
+  count=$((count + 1))
+  if [[ $(cat "$work/example.rc" 2>/dev/null) != 0 ]] || ! grep -q "verify   OK" "$out"; then
+    fail "--help example failed: $example"
+    sed 's/^/    /' "$work/err.$((count - 1))" >&2
+  fi
+done
+[[ -s $work/report.json ]] || fail "--help example: no report.json"
+
+# docs/redist-run.md shows the help exactly as printed.
+if [[ -f $source_dir/docs/redist-run.md ]]; then
+  awk '/^<!-- redist-run --help -->$/ {p = 1; next} p && /^```/ {if (++f == 2) exit; next}
+       p && f == 1' "$source_dir/docs/redist-run.md" >"$work/help.md"
+  diff -u "$work/help.md" "$help_out" >"$work/help.diff" ||
+    fail "docs/redist-run.md: the help differs from 'redist-run --help': $(head -n 20 "$work/help.diff")"
+fi
 
 echo "run_cli_tests: $count runs, $failures failures"
 [[ $failures -eq 0 ]]
