@@ -236,7 +236,7 @@ class Executor {
     return host_memory ? chunk_elements() : std::numeric_limits<index_t>::max() / 2;
   }
   bool transport_task(std::size_t v) const {
-    const TaskKind k = graph_.graph[v].kind;
+    const TaskKind k = graph_.tasks[v].kind;
     return k == TaskKind::arrive || k == TaskKind::ack;
   }
 
@@ -271,7 +271,7 @@ class Executor {
   void complete(std::size_t v) {
     --remaining_;
     order_.push_back(static_cast<std::uint32_t>(v));
-    tasks_run_[graph_.graph[v].kind] += 1;
+    tasks_run_[graph_.tasks[v].kind] += 1;
     for (std::uint32_t e = schedule_.succ_begin[v]; e < schedule_.succ_begin[v + 1]; ++e) {
       const std::uint32_t w = schedule_.succ[e];
       if (--pending_[w] == 0) make_ready(w);
@@ -290,7 +290,7 @@ class Executor {
       // Between packs, let MPI move what is posted (transports such as TCP progress only
       // inside MPI calls) and take what arrived: chunk k travels and is unpacked while
       // chunk k + 1 is packed.
-      if (graph_.graph[v].kind == TaskKind::send) poll();
+      if (graph_.tasks[v].kind == TaskKind::send) poll();
     }
   }
 
@@ -310,7 +310,7 @@ class Executor {
   }
 
   void execute(std::size_t v) {
-    const Task& t = graph_.graph[v];
+    const Task& t = graph_.tasks[v];
     switch (t.kind) {
       case TaskKind::init:
         open_batch(t.batch);

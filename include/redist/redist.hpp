@@ -1,6 +1,11 @@
 #pragma once
 /// @file redist.hpp
-/// Umbrella header: everything a user of redist needs.
+/// Umbrella header: everything a user of redist needs to describe layouts and move data.
+/// Opt-in, for the programs that use them (each costs more to compile than it is worth to
+/// everyone else): scalapack.hpp (descriptors, BLACS grids, gemr2d), relabel.hpp (best_relabeling,
+/// Boost.Graph min-cost flow), synthesize.hpp (targets synthesized from source holdings),
+/// phase_powers.hpp (GLPK), task_graph_boost.hpp and task_graph_graphviz.hpp (Boost.Graph views of
+/// the task graph), tools/ (the command-line tool's layout grammar and report).
 
 #include <redist/axis_cut.hpp>
 #include <redist/config.hpp>
@@ -12,6 +17,7 @@
 #include <redist/distributions/heterogeneous.hpp>
 #include <redist/distributions/owner_table.hpp>
 #include <redist/distributions/random.hpp>
+#include <redist/distributions/relabeled.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/executor.hpp>
@@ -29,10 +35,7 @@
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>
-#include <redist/relabel.hpp>
-#include <redist/scalapack.hpp>
 #include <redist/segment.hpp>
-#include <redist/synthesize.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shape.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>

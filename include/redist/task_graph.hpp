@@ -1,9 +1,12 @@
 #pragma once
 /// @file task_graph.hpp
 /// The task graph of one rank (Cao et al. 2021, section 5 and Fig. 4; section 6.2.1 for
-/// the batch control), as a boost::adjacency_list at the granularity that runs: message
-/// chunks and parts of a batch's local copies. It holds every dependency the executor
-/// obeys; the executor adds none (executor.hpp walks it in CSR form).
+/// the batch control) at the granularity that runs: message chunks and parts of a batch's
+/// local copies. It holds every dependency the executor obeys; the executor adds none
+/// (executor.hpp walks it in CSR form). Plain data: tasks and edges in the order they were
+/// made. Boost.Graph views of it, for analysis and drawing, are opt-in
+/// (task_graph_boost.hpp, task_graph_graphviz.hpp): they cost more to compile than the
+/// rest of the engine together.
 ///
 /// | task          | one per                          | does                                 |
 /// |---------------|----------------------------------|--------------------------------------|
@@ -39,8 +42,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include <boost/graph/adjacency_list.hpp>
 
 #include <redist/plan.hpp>
 #include <redist/plan/compact_plan.hpp>
@@ -102,11 +103,16 @@ struct TaskCounts {
   friend bool operator==(const TaskCounts&, const TaskCounts&) = default;
 };
 
-using TaskGraphBase = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task>;
+/// An edge of the task graph: `to` may start only after `from` has completed.
+struct TaskEdge {
+  std::uint32_t from = 0, to = 0;
+  friend bool operator==(const TaskEdge&, const TaskEdge&) = default;
+};
 
 struct TaskGraph {
-  TaskGraphBase graph;
-  Chunking send, recv, local;  ///< local: the parts of each batch's local copies
+  std::vector<Task> tasks;      ///< the vertices; a task's index is its vertex number
+  std::vector<TaskEdge> edges;  ///< in the order they were added
+  Chunking send, recv, local;   ///< local: the parts of each batch's local copies
   std::vector<Transport> send_transport, recv_transport;  ///< per message
   std::vector<std::size_t> init_vertex, finish_vertex;    ///< per batch
   std::vector<std::size_t> arrive_vertex;                 ///< per received chunk
@@ -114,7 +120,7 @@ struct TaskGraph {
 
   TaskCounts counts() const {
     TaskCounts c;
-    for (auto v : boost::make_iterator_range(boost::vertices(graph))) c[graph[v].kind] += 1;
+    for (const Task& t : tasks) c[t.kind] += 1;
     return c;
   }
   std::size_t count(TaskKind k) const { return counts()[k]; }
@@ -194,16 +200,18 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements
   tg.recv_transport = std::move(recv_transport);
   tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);
   tg.recv_transport.resize(plan.recv.messages.size(), Transport::point_to_point);
-  auto& g = tg.graph;
   const auto add = [&](TaskKind kind, index_t batch, std::size_t index, bool remote = false) {
-    return boost::add_vertex(Task{kind, batch, remote, index}, g);
+    tg.tasks.push_back(Task{kind, batch, remote, index});
+    return tg.tasks.size() - 1;
+  };
+  const auto edge = [&](std::size_t from, std::size_t to) {
+    tg.edges.push_back(TaskEdge{static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to)});
   };
   for (index_t k = 0; k < plan.batches; ++k) {
     tg.init_vertex.push_back(add(TaskKind::init, k, static_cast<std::size_t>(k)));
     tg.finish_vertex.push_back(add(TaskKind::finish, k, static_cast<std::size_t>(k)));
-    boost::add_edge(tg.init_vertex.back(), tg.finish_vertex.back(), g);
-    if (k > 0)
-      boost::add_edge(tg.finish_vertex[static_cast<std::size_t>(k - 1)], tg.init_vertex.back(), g);
+    edge(tg.init_vertex.back(), tg.finish_vertex.back());
+    if (k > 0) edge(tg.finish_vertex[static_cast<std::size_t>(k - 1)], tg.init_vertex.back());
   }
   const auto init_of = [&](index_t k) { return tg.init_vertex[static_cast<std::size_t>(k)]; };
   const auto finish_of = [&](index_t k) { return tg.finish_vertex[static_cast<std::size_t>(k)]; };
@@ -214,15 +222,15 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements
     const Transport how = tg.send_transport[m];
     if (how != Transport::point_to_point) {
       tg.ack_vertex[m] = add(TaskKind::ack, batch, m);
-      boost::add_edge(init_of(batch), tg.ack_vertex[m], g);
-      if (how == Transport::shared_window) boost::add_edge(tg.ack_vertex[m], finish_of(batch), g);
+      edge(init_of(batch), tg.ack_vertex[m]);
+      if (how == Transport::shared_window) edge(tg.ack_vertex[m], finish_of(batch));
     }
     if (how == Transport::direct) continue;  // nothing to pack: read in place
     for (std::size_t c = tg.send.begin[m]; c < tg.send.begin[m + 1]; ++c) {
       const std::size_t v = add(TaskKind::send, batch, c);
-      boost::add_edge(init_of(batch), v, g);
-      boost::add_edge(v, finish_of(batch), g);
-      if (tg.ack_vertex[m] != SIZE_MAX) boost::add_edge(v, tg.ack_vertex[m], g);
+      edge(init_of(batch), v);
+      edge(v, finish_of(batch));
+      if (tg.ack_vertex[m] != SIZE_MAX) edge(v, tg.ack_vertex[m]);
     }
   }
   tg.arrive_vertex.resize(tg.recv.chunks.size());
@@ -230,15 +238,15 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements
     const index_t batch = plan.recv.messages[tg.recv.chunks[c].message].batch;
     tg.arrive_vertex[c] = add(TaskKind::arrive, batch, c);
     const std::size_t v = add(TaskKind::receive, batch, c, true);
-    boost::add_edge(init_of(batch), tg.arrive_vertex[c], g);
-    boost::add_edge(tg.arrive_vertex[c], v, g);
-    boost::add_edge(v, finish_of(batch), g);
+    edge(init_of(batch), tg.arrive_vertex[c]);
+    edge(tg.arrive_vertex[c], v);
+    edge(v, finish_of(batch));
   }
   for (std::size_t p = 0; p < tg.local.chunks.size(); ++p) {
     const index_t batch = plan.local.messages[tg.local.chunks[p].message].batch;
     const std::size_t v = add(TaskKind::receive, batch, p);
-    boost::add_edge(init_of(batch), v, g);
-    boost::add_edge(v, finish_of(batch), g);
+    edge(init_of(batch), v);
+    edge(v, finish_of(batch));
   }
   return tg;
 }
@@ -247,8 +255,9 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements
 /// of each task, and its ready queue (Init first, then Send, then local copies with
 /// Arrive, Ack and Finish, then unpacks: messages leave early and local copies overlap
 /// them).
-/// @post succ[succ_begin[v], succ_begin[v + 1]) are exactly v's out-edges in tg.graph,
-/// and in_degree[v] is v's in-degree: the schedule is the graph, nothing added.
+/// @post succ[succ_begin[v], succ_begin[v + 1]) are exactly v's out-edges in tg.edges, in
+/// the order they were added, and in_degree[v] is v's in-degree: the schedule is the
+/// graph, nothing added.
 struct Schedule {
   std::vector<std::uint32_t> succ_begin, succ;
   std::vector<int> in_degree;
@@ -257,20 +266,25 @@ struct Schedule {
 };
 
 inline Schedule compile(const TaskGraph& tg) {
-  const auto& g = tg.graph;
+  const std::size_t n = tg.tasks.size();
   Schedule s;
-  s.succ_begin.assign(1, 0);
-  for (auto v : boost::make_iterator_range(boost::vertices(g))) {
-    for (auto e : boost::make_iterator_range(boost::out_edges(v, g)))
-      s.succ.push_back(static_cast<std::uint32_t>(boost::target(e, g)));
-    s.succ_begin.push_back(static_cast<std::uint32_t>(s.succ.size()));
-    s.in_degree.push_back(static_cast<int>(boost::in_degree(v, g)));
-    const Task& t = g[v];
+  // CSR by a stable counting sort of the edges on their source.
+  s.succ_begin.assign(n + 1, 0);
+  s.in_degree.assign(n, 0);
+  for (const TaskEdge& e : tg.edges) {
+    s.succ_begin[e.from + 1] += 1;
+    s.in_degree[e.to] += 1;
+  }
+  for (std::size_t v = 0; v < n; ++v) s.succ_begin[v + 1] += s.succ_begin[v];
+  s.succ.resize(tg.edges.size());
+  std::vector<std::uint32_t> next(s.succ_begin.begin(), s.succ_begin.end() - 1);
+  for (const TaskEdge& e : tg.edges) s.succ[next[e.from]++] = e.to;
+  s.queue.reserve(n);
+  for (const Task& t : tg.tasks)
     s.queue.push_back(t.kind == TaskKind::init      ? 0
                       : t.kind == TaskKind::send    ? 1
                       : t.kind == TaskKind::receive ? (t.remote ? 3 : 2)
                                                     : 2);
-  }
   return s;
 }
 

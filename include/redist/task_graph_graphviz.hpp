@@ -9,13 +9,14 @@
 #include <boost/graph/graphviz.hpp>
 
 #include <redist/task_graph.hpp>
+#include <redist/task_graph_boost.hpp>
 
 namespace redist {
 
 /// Writes the graph in Graphviz dot format, one node per task labelled like the paper
 /// ("Send(c3)", "Init(0)").
 inline void write_graphviz(std::ostream& os, const TaskGraph& tg) {
-  const auto& g = tg.graph;
+  const TaskGraphView g = boost_graph(tg);
   const auto label = [&](std::ostream& out, std::size_t v) {
     const Task& t = g[v];
     out << "[label=\"" << to_string(t.kind) << "(";

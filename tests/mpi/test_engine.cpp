@@ -11,6 +11,7 @@
 #include <boost/mpi/collectives.hpp>
 
 #include <redist/redist.hpp>
+#include <redist/task_graph_boost.hpp>
 
 #include <doctest/doctest.h>
 
@@ -24,7 +25,7 @@ using namespace redist::test;
 /// Every task completed once, each after all its predecessors.
 template <class R>
 void check_follows_graph(const R& r) {
-  const auto& g = r.task_graph().graph;
+  const TaskGraphView g = boost_graph(r.task_graph());
   const auto& order = r.completion_order();
   const std::size_t n = boost::num_vertices(g);
   REQUIRE(order.size() == n);

@@ -8,6 +8,7 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/redist.hpp>
+#include <redist/scalapack.hpp>
 
 #include <doctest/doctest.h>
 

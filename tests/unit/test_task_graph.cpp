@@ -15,6 +15,7 @@
 #include <redist/layout.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
+#include <redist/task_graph_boost.hpp>
 #include <redist/task_graph_graphviz.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
@@ -25,17 +26,18 @@ namespace {
 using namespace redist;
 
 bool acyclic(const TaskGraph& tg) {
+  const TaskGraphView g = boost_graph(tg);
   std::vector<std::size_t> order;
   try {
-    boost::topological_sort(tg.graph, std::back_inserter(order));
+    boost::topological_sort(g, std::back_inserter(order));
   } catch (const boost::not_a_dag&) {
     return false;
   }
-  return order.size() == boost::num_vertices(tg.graph);
+  return order.size() == boost::num_vertices(g);
 }
 
-bool has_edge(const TaskGraph& tg, std::size_t a, std::size_t b) {
-  return boost::edge(a, b, tg.graph).second;
+bool has_edge(const TaskGraphView& g, std::size_t a, std::size_t b) {
+  return boost::edge(a, b, g).second;
 }
 
 TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target tile") {
@@ -45,6 +47,7 @@ TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target
   for (int rank = 0; rank < 4; ++rank) {
     const CompactPlan plan = make_compact_plan(src, dst, Region::whole({30, 30}), rank, 4);
     const TaskGraph tg = make_task_graph(plan, 1 << 18);
+    const TaskGraphView g = boost_graph(tg);
     CHECK(acyclic(tg));
     const TaskCounts c = tg.counts();
     for (std::size_t k = 0; k < task_kinds; ++k)
@@ -54,10 +57,10 @@ TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target
       // unpack; Finish(0) waits for all four receives.
       REQUIRE(tg.arrive_vertex.size() == 3);
       for (std::size_t v : tg.arrive_vertex) {
-        CHECK(has_edge(tg, tg.init_vertex[0], v));
-        CHECK(boost::out_degree(v, tg.graph) == 1);
+        CHECK(has_edge(g, tg.init_vertex[0], v));
+        CHECK(boost::out_degree(v, g) == 1);
       }
-      CHECK(boost::in_degree(tg.finish_vertex[0], tg.graph) == 5);  // 4 receives + Init
+      CHECK(boost::in_degree(tg.finish_vertex[0], g) == 5);  // 4 receives + Init
       std::ostringstream dot;
       write_graphviz(dot, tg);
       CHECK(dot.str().find("digraph") != std::string::npos);
@@ -161,6 +164,7 @@ TEST_CASE("task graph: acks of messages read in place, and no packing for direct
   std::vector<Transport> how(p.send.messages.size(), Transport::shared_window);
   how[0] = Transport::direct;
   const TaskGraph tg = make_task_graph(p, 64, how);
+  const TaskGraphView g = boost_graph(tg);
   CHECK(acyclic(tg));
   CHECK(tg.count(TaskKind::ack) == p.send.messages.size());
   std::size_t packed = 0;
@@ -168,16 +172,16 @@ TEST_CASE("task graph: acks of messages read in place, and no packing for direct
     packed += tg.send.begin[m + 1] - tg.send.begin[m];
   CHECK(tg.count(TaskKind::send) == packed);  // message 0 is read in place
   const auto finish = tg.finish_vertex[static_cast<std::size_t>(p.send.messages[0].batch)];
-  CHECK(!has_edge(tg, tg.ack_vertex[0], finish));  // direct: gates only the end
+  CHECK(!has_edge(g, tg.ack_vertex[0], finish));  // direct: gates only the end
   for (std::size_t m = 1; m < p.send.messages.size(); ++m) {
     const auto k = static_cast<std::size_t>(p.send.messages[m].batch);
-    CHECK(has_edge(tg, tg.ack_vertex[m], tg.finish_vertex[k]));
-    CHECK(boost::in_degree(tg.ack_vertex[m], tg.graph) ==
+    CHECK(has_edge(g, tg.ack_vertex[m], tg.finish_vertex[k]));
+    CHECK(boost::in_degree(tg.ack_vertex[m], g) ==
           1 + tg.send.begin[m + 1] - tg.send.begin[m]);  // Init + every chunk's Send
   }
   // Batches run in order: Finish(k) -> Init(k + 1).
   for (std::size_t k = 1; k < tg.init_vertex.size(); ++k)
-    CHECK(has_edge(tg, tg.finish_vertex[k - 1], tg.init_vertex[k]));
+    CHECK(has_edge(g, tg.finish_vertex[k - 1], tg.init_vertex[k]));
 }
 
 TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
@@ -190,18 +194,21 @@ TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
     const TaskGraph tg = make_task_graph(
         p, 30, std::vector<Transport>(p.send.messages.size(), Transport::shared_window),
         std::vector<Transport>(p.recv.messages.size(), Transport::shared_window));
+    const TaskGraphView g = boost_graph(tg);
     const Schedule s = compile(tg);
-    const auto n = boost::num_vertices(tg.graph);
+    const auto n = boost::num_vertices(g);
     REQUIRE(s.in_degree.size() == n);
     std::size_t edges = 0;
     for (std::size_t v = 0; v < n; ++v) {
-      CHECK(s.in_degree[v] == static_cast<int>(boost::in_degree(v, tg.graph)));
-      for (auto e = s.succ_begin[v]; e < s.succ_begin[v + 1]; ++e)
-        CHECK(has_edge(tg, v, s.succ[e]));
-      CHECK(s.succ_begin[v + 1] - s.succ_begin[v] == boost::out_degree(v, tg.graph));
-      edges += boost::out_degree(v, tg.graph);
+      CHECK(s.in_degree[v] == static_cast<int>(boost::in_degree(v, g)));
+      for (auto e = s.succ_begin[v]; e < s.succ_begin[v + 1]; ++e) CHECK(has_edge(g, v, s.succ[e]));
+      CHECK(s.succ_begin[v + 1] - s.succ_begin[v] == boost::out_degree(v, g));
+      edges += boost::out_degree(v, g);
     }
     CHECK(s.succ.size() == edges);
+    // Each task's successors in the order its edges were added (the ready order follows).
+    std::vector<std::size_t> next(s.succ_begin.begin(), s.succ_begin.end() - 1);
+    for (const TaskEdge& e : tg.edges) CHECK(s.succ[next[e.from]++] == e.to);
   }
 }
 
