@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# setup + configure + build. Env: BUILD_DIR (build), BUILD_TYPE (Release), extra args -> cmake.
+# setup + configure + build. Env: BUILD_DIR (build), BUILD_TYPE (Release), BUILD_TARGETS
+# (space-separated; default: everything), extra args -> cmake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,4 +15,6 @@ if [ ! -f "$build_dir/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; the
   configure+=(-G Ninja)
 fi
 "${configure[@]}" "$@"
-cmake --build "$build_dir" --parallel "$(nproc)"
+targets=()
+for t in ${BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" --parallel "$(nproc)" "${targets[@]}"

@@ -27,6 +27,7 @@ export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppres
 log="$build/sanitize.log"
 : >"$log"
 
+suites=0
 run() {  # run <label> <command...>: fails on a non-zero exit or any sanitizer report
   echo "sanitize.sh: $1"
   shift
@@ -38,6 +39,7 @@ run() {  # run <label> <command...>: fails on a non-zero exit or any sanitizer r
     echo "sanitize.sh: FAILED (exit $rc)" >&2
     exit 1
   fi
+  suites=$((suites + 1))
 }
 
 ASAN_OPTIONS="$common:detect_leaks=1" run "unit tests" "$build/tests/redist-unit-tests"
@@ -58,4 +60,4 @@ if grep -qE "ERROR: (Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$
   echo "sanitize.sh: FAILED: sanitizer report in $log" >&2
   exit 1
 fi
-echo "sanitize.sh: all clean"
+echo "sanitize.sh: $suites suites clean"

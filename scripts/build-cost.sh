@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# What building redist costs, measured (docs/build-speed.md):
+#   1. parse time of `#include <redist/redist.hpp>` against its dependencies alone
+#      (Kokkos_Core.hpp + boost/mpi.hpp), medians of RUNS runs each, interleaved;
+#   2. the slowest translation units of an existing build (its .ninja_log);
+#   3. with --fresh-clone: a fresh clone's scripts/main.sh and its scripts/test.sh build,
+#      wall clock, the Debian packages already installed.
+# Writes bench/results/build-cost.json (RESULTS) and prints a table.
+#   scripts/build-cost.sh [--fresh-clone]
+# Env: BUILD_DIR (build: the compile flags come from its compile_commands.json), RUNS (7).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build=${BUILD_DIR:-build}
+runs=${RUNS:-7}
+results=${RESULTS:-bench/results}
+fresh=0
+[ "${1:-}" = "--fresh-clone" ] && fresh=1
+
+[ -f "$build/compile_commands.json" ] || {
+  echo "build-cost: no $build/compile_commands.json; configure first (scripts/build.sh)" >&2
+  exit 2
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The flags of one unit test, without its source, output and dependency-file arguments.
+flags=$(python3 - "$build/compile_commands.json" <<'EOF'
+import json, shlex, sys
+for e in json.load(open(sys.argv[1])):
+    if e["file"].endswith("tests/unit/test_index.cpp"):
+        args = shlex.split(e["command"])
+        out, skip = [], False
+        for a in args:
+            if skip: skip = False; continue
+            if a in ("-o", "-c", "-MF", "-MT"): skip = True; continue
+            if a in ("-MD",) or a.endswith(".cpp") or a.startswith("-include") or "cmake_pch" in a:
+                continue
+            out.append(a)
+        print(shlex.join(out)); break
+EOF
+)
+[ -n "$flags" ] || { echo "build-cost: tests/unit/test_index.cpp not in $build's compile commands" >&2; exit 2; }
+printf '#include <Kokkos_Core.hpp>\n#include <boost/mpi.hpp>\n' >"$tmp/deps.cpp"
+printf '#include <redist/redist.hpp>\n' >"$tmp/umbrella.cpp"
+
+# Interleaved runs, so that a drift in the machine's speed hits both alike.
+parse() { local t0 t1; t0=$(date +%s.%N); eval "$flags" -fsyntax-only "$1"; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
+deps=()
+umbrella=()
+for _ in $(seq "$runs"); do
+  deps+=("$(parse "$tmp/deps.cpp")")
+  umbrella+=("$(parse "$tmp/umbrella.cpp")")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+d=$(median "${deps[@]}")
+u=$(median "${umbrella[@]}")
+ratio=$(echo "scale=3; $u / $d" | bc)
+
+main_s=null
+test_s=null
+if [ "$fresh" = 1 ]; then
+  clone="$tmp/clone"
+  git clone -q "$root" "$clone"
+  t0=$SECONDS
+  (cd "$clone" && scripts/main.sh >"$tmp/main.log" 2>&1) || { tail -20 "$tmp/main.log"; exit 1; }
+  main_s=$((SECONDS - t0))
+  grep -q "verify   OK" "$tmp/main.log" || { echo "build-cost: the main job did not verify"; exit 1; } >&2
+  t0=$SECONDS
+  (cd "$clone" && REDIST_SETUP_DONE=1 scripts/build.sh >"$tmp/test.log" 2>&1) || { tail -20 "$tmp/test.log"; exit 1; }
+  test_s=$((SECONDS - t0))
+  warnings=$(grep -cE 'warning:|note:' "$tmp/main.log" "$tmp/test.log" | awk -F: '{s+=$2} END{print s}')
+fi
+
+# The slowest translation units of the last build in $build.
+slowest=$(awk 'NR > 1 && $4 ~ /\.o$/ { printf "%.1f %s\n", ($2 - $1) / 1000, $4 }' \
+  "$build/.ninja_log" 2>/dev/null | sort -rn | head -n 8 || true)
+
+mkdir -p "$results"
+python3 - "$results/build-cost.json" "$d" "$u" "$ratio" "$runs" "$main_s" "$test_s" \
+  "${warnings:-null}" "$slowest" <<'EOF'
+import json, sys, datetime, os
+out, d, u, ratio, runs, main_s, test_s, warnings, slowest = sys.argv[1:]
+j = {
+    "date": datetime.date.today().isoformat(),
+    "cores": os.cpu_count(),
+    "parse_seconds": {"dependencies": float(d), "redist_hpp": float(u), "ratio": float(ratio),
+                      "runs": int(runs)},
+    "fresh_clone_seconds": {"main_sh": None if main_s == "null" else int(main_s),
+                            "test_build": None if test_s == "null" else int(test_s)},
+    "warnings_and_notes": None if warnings == "null" else int(warnings),
+    "slowest_units": [{"seconds": float(l.split()[0]), "object": l.split()[1]}
+                      for l in slowest.splitlines() if l.strip()],
+}
+json.dump(j, open(out, "w"), indent=2)
+EOF
+echo "build-cost: parse, medians of $runs"
+printf '  %-40s %6.2f s\n' "Kokkos_Core.hpp + boost/mpi.hpp" "$d" "redist/redist.hpp" "$u"
+printf '  %-40s %6.2f x  (target <= 1.5)\n' "ratio" "$ratio"
+if [ "$fresh" = 1 ]; then
+  printf '  %-40s %6d s  (target <= 180)\n' "fresh clone: scripts/main.sh" "$main_s"
+  printf '  %-40s %6d s\n' "fresh clone: scripts/test.sh's build" "$test_s"
+  printf '  %-40s %6d\n' "warnings and notes in both" "$warnings"
+fi
+if [ -n "$slowest" ]; then
+  echo "  slowest translation units of $build:"
+  sed 's/^/    /' <<<"$slowest"
+fi
+echo "build-cost: wrote $results/build-cost.json"
