@@ -27,12 +27,6 @@ start=$SECONDS
 
 scripts/setup.sh --kokkos-openmp  # cmake, g++, dpkg-dev
 
-if [ "$(id -u)" -eq 0 ]; then
-  sudo=()
-else
-  sudo=(sudo)
-fi
-
 # --- the source package ---------------------------------------------------------------------
 # The same version as the installed Serial Kokkos, so both legs test one Kokkos release.
 version=$(dpkg-query -W -f='${source:Version}' libtrilinos-kokkos-dev 2>/dev/null || true)
@@ -40,20 +34,11 @@ want=trilinos${version:+=$version}
 
 sources=$(apt-cache showsrc trilinos 2>/dev/null || true)
 if ! grep -q '^Package: trilinos' <<<"$sources"; then
-  # Debian 12 lists its archive in deb822 form without deb-src; add a deb-src twin of the
-  # main archive in a file of our own, leaving the system's list untouched.
-  . /etc/os-release
-  list=/etc/apt/sources.list.d/redist-deb-src.sources
-  echo "kokkos-openmp: adding deb-src for $VERSION_CODENAME in $list"
-  printf '%s\n' \
-    "# Added by redist's scripts/build-kokkos-openmp.sh: Debian source packages." \
-    "Types: deb-src" \
-    "URIs: http://deb.debian.org/debian" \
-    "Suites: $VERSION_CODENAME $VERSION_CODENAME-updates" \
-    "Components: main" \
-    "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
-    "${sudo[@]}" tee "$list" >/dev/null
-  "${sudo[@]}" apt-get update
+  # Debian 12 lists its archive in deb822 form without deb-src. The deb-src twins come from
+  # the machine's own deb entries (its mirror, proxy and keyring), in a file of our own,
+  # leaving the system's lists untouched.
+  echo "kokkos-openmp: no source package trilinos; adding deb-src entries"
+  scripts/apt-deb-src.sh
 fi
 
 mkdir -p "$cache"
