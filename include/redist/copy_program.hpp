@@ -68,7 +68,7 @@ struct StridedCopy {
   bool scaled = false;      ///< alpha * src + beta * dst instead of src
   bool conj = false;        ///< conjugate the source (scaled copies)
   bool beta_zero = true;    ///< beta == 0: the target is written, never read
-  T alpha = T(1), beta = T(0);
+  T alpha{}, beta{};        ///< read only when scaled (never for a type without arithmetic)
 
   KOKKOS_INLINE_FUNCTION index_t columns() const { return members * col_len; }
   /// Source element steps along a run and from one column of a member to the next.
@@ -90,17 +90,19 @@ struct StridedCopy {
       d = v;
     } else if constexpr (detail::is_complex<T>::value) {
       put_complex(d, v);
-    } else {
+    } else if constexpr (ScalableElement<T>) {
       d = beta_zero ? T(alpha * v) : T(alpha * v + beta * d);
     }
   }
   /// Applies `t` to this copy: alpha, beta and the conjugation (target writes only).
   void scale_by(const Transform<T>& t) {
     scaled = t.scales();
-    conj = t.op == Op::conj_transpose;
-    beta_zero = t.beta == T(0);
-    alpha = t.alpha;
-    beta = t.beta;
+    if constexpr (ScalableElement<T>) {
+      conj = t.op == Op::conj_transpose;
+      beta_zero = t.beta == T(0);
+      alpha = t.alpha;
+      beta = t.beta;
+    }
   }
 
  private:

@@ -17,6 +17,7 @@
 /// target tile (0, 0) by the transposed source tiling.
 
 #include <complex>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -39,6 +40,18 @@ namespace redist {
 /// transpose (the conjugation is the identity for real and integer types).
 enum class Op : std::uint8_t { none, transpose, conj_transpose };
 
+/// An element type that alpha and beta can scale: T(0), T(1), products, sums and equality
+/// (every arithmetic type and std::complex). A plain move or a transpose needs none of
+/// it: any trivially copyable element type moves (a user's record, say).
+template <class T>
+concept ScalableElement = requires(const T& a, const T& b) {
+  T(0);
+  T(1);
+  { a* b } -> std::convertible_to<T>;
+  { a + b } -> std::convertible_to<T>;
+  { a == b } -> std::convertible_to<bool>;
+};
+
 /// target = alpha * op(source) + beta * target, in the region (or its triangle). The
 /// default is a copy.
 template <class T>
@@ -52,6 +65,34 @@ struct Transform {
   bool transposes() const { return op != Op::none; }
   /// Whether the target copies compute anything beyond a plain copy.
   bool scales() const { return !(alpha == T(1)) || !(beta == T(0)) || op == Op::conj_transpose; }
+};
+
+namespace detail {
+template <class>
+inline constexpr bool always_false = false;
+}  // namespace detail
+
+/// The transform of an element type without arithmetic (not ScalableElement): op and
+/// triangle only. The conjugation is the identity, so op c is op t. Giving it alpha or
+/// beta does not compile, with one message naming the requirement.
+template <class T>
+requires(!ScalableElement<T>) struct Transform<T> {
+  Op op = Op::none;
+  /// The part of the target rectangle written (triangle.hpp); the rest is untouched.
+  Triangle triangle{};
+
+  constexpr Transform() = default;
+  constexpr Transform(Op o, Triangle t = {}) : op(o), triangle(t) {}
+  template <class A, class... More>
+  requires(!std::is_same_v<std::remove_cvref_t<A>, Triangle>) Transform(Op, A&&, More&&...) {
+    static_assert(detail::always_false<A>,
+                  "redist: Transform's alpha and beta need an element type with T(0), T(1), "
+                  "* and + (redist::ScalableElement); a plain move, op t and triangles need "
+                  "none");
+  }
+
+  bool transposes() const { return op != Op::none; }
+  static constexpr bool scales() { return false; }
 };
 
 /// A tile shape seen transposed: its rows are s's columns.
@@ -173,11 +214,15 @@ std::uint64_t bytes_fingerprint(const T& v) {
 /// What the ranks must agree on about a transform.
 template <class T>
 std::vector<AgreementItem> transform_items(const Transform<T>& t) {
-  return {value_item("Transform::op", static_cast<index_t>(t.op)),
-          {"Transform::alpha", bytes_fingerprint(t.alpha)},
-          {"Transform::beta", bytes_fingerprint(t.beta)},
-          value_item("Transform::triangle.uplo", static_cast<index_t>(t.triangle.uplo)),
-          value_item("Transform::triangle.diag", static_cast<index_t>(t.triangle.diag))};
+  std::vector<AgreementItem> items{
+      value_item("Transform::op", static_cast<index_t>(t.op)),
+      value_item("Transform::triangle.uplo", static_cast<index_t>(t.triangle.uplo)),
+      value_item("Transform::triangle.diag", static_cast<index_t>(t.triangle.diag))};
+  if constexpr (ScalableElement<T>) {
+    items.push_back({"Transform::alpha", bytes_fingerprint(t.alpha)});
+    items.push_back({"Transform::beta", bytes_fingerprint(t.beta)});
+  }
+  return items;
 }
 
 }  // namespace detail
