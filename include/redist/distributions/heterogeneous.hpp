@@ -5,14 +5,13 @@
 /// smoothly so that every prefix of tile rows (columns) is balanced, as the factorization
 /// eats the matrix from the top left.
 ///
-/// | type               | owner of tile (m, n)                          | models |
-/// |--------------------|-----------------------------------------------|--------------------------|
-/// | PowerSequence      | (one axis) position k -> part seq(k)          | (building block) | |
-/// Heterogeneous1D    | rows: seq(m); columns: seq(n)                 | Distribution, Enumerates-|
-/// |                    | (Diodon's 1D heterogeneous distribution)      | OwnedTiles, Grid-,
-/// Bounded| | HeterogeneousGrid  | q = cols(n), p = rows_q(m), rank_of(p, q)     | Distribution,
-/// Enumerates-| |                    | (the 1D-1D distribution, Nesi et al. Fig. 3)  | OwnedTiles,
-/// Bounded      |
+/// | type              | owner of tile (m, n)                       | models                |
+/// |-------------------|--------------------------------------------|-----------------------|
+/// | PowerSequence     | (one axis) position k -> part seq(k)       | (building block)      |
+/// | Heterogeneous1D   | rows: seq(m); columns: seq(n) (Diodon's 1D | Distribution, Grid-,  |
+/// |                   | heterogeneous distribution)                | Bounded-, Enumerates- |
+/// | HeterogeneousGrid | q = cols(n), p = rows_q(m), rank_of(p, q)  | Distribution,         |
+/// |                   | (1D-1D, Nesi et al. 2023, Fig. 3)          | Bounded-, Enumerates- |
 ///
 /// The smooth sequence. Part r has power w_r >= 0, share x_r = w_r / sum(w). Position k
 /// (k = 1, 2, ...) goes to the part with the earliest deadline (c_r + 1) / x_r among the
@@ -42,6 +41,7 @@
 /// Everything is constexpr (C++20 constexpr std::vector): a distribution can be built and
 /// queried in a constant expression.
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -540,7 +540,7 @@ class HeterogeneousGrid {
       for (int a : constraint_.allowed)
         if (coord_of(a).q == q && w[static_cast<std::size_t>(coord_of(a).p)] > 0)
           c.allowed.push_back(coord_of(a).p);
-    if (c.allowed.empty()) return PowerSequence(std::move(w), tiles_.rows);
+    if (c.allowed.empty()) return PowerSequence(balanced_row_weights(q, std::move(w)), tiles_.rows);
     c.tail = constraint_.tail;
     try {
       return PowerSequence(std::move(w), tiles_.rows, std::move(c));
@@ -551,6 +551,91 @@ class HeterogeneousGrid {
 
   constexpr double power(int p, int q) const {
     return powers_[static_cast<std::size_t>(rank_of({p, q}))];
+  }
+
+  /// The weights that deal grid column q's tile rows: its ranks' powers, unless another
+  /// choice of floor or ceiling of their shares brings the rank furthest from its ideal
+  /// number of tiles (of the whole grid, rows x cols x w / W) nearer: then those counts.
+  /// The column's tile-column count is rounded already, so rounding the rows by the powers
+  /// alone can compound the two errors. Example: 2 x 2, powers 1, 1, 9.4, 9.8, 50 x 50
+  /// tiles: grid column 0 gets 25 tile columns; by power its rows split 4 : 46 and rank 0
+  /// holds 100 tiles for an ideal 117.9 (-15 %); 5 : 45 gives 125 (+6 %).
+  /// @post each part's count stays the floor or the ceiling of its share of the rows.
+  constexpr std::vector<double> balanced_row_weights(int q, std::vector<double> w) const {
+    const index_t rows = tiles_.rows, cols = cols_.count(q);
+    double sum = 0, total = 0;
+    for (double x : w) sum += x;
+    for (double x : powers_) total += x;
+    if (rows == 0 || cols == 0 || !(sum > 0) || !(total > 0)) return w;
+    // Per part with power: the floor of its share of the rows, whether it has a choice
+    // (a fractional share), and the relative tile error of the floor and of the ceiling
+    // against its ideal rows x cols x w / total.
+    struct Part {
+      index_t low = 0, count = 0, by_power = 0;
+      double rest = 0, err_low = 0, err_high = 0;
+      bool choice = false;
+    };
+    std::vector<Part> part(w.size());
+    index_t ceilings = rows;
+    for (std::size_t p = 0; p < w.size(); ++p) {
+      if (!(w[p] > 0)) continue;
+      Part& a = part[p];
+      const double share = static_cast<double>(rows) * (w[p] / sum);
+      a.low = a.count = static_cast<index_t>(share);
+      a.rest = share - static_cast<double>(a.low);
+      a.choice = a.rest > 0;
+      ceilings -= a.low;
+      const double ideal =
+          static_cast<double>(rows) * static_cast<double>(tiles_.cols) * (w[p] / total);
+      const auto err = [&](index_t r) {
+        const double d = static_cast<double>(r * cols) - ideal;
+        return (d < 0 ? -d : d) / ideal;
+      };
+      a.err_low = err(a.low);
+      a.err_high = err(a.low + 1);
+    }
+    // The counts the powers give (the smooth rule's own) and their worst error.
+    std::vector<int> seq;
+    detail::smooth_sequence(w, rows, seq);
+    for (int p : seq) ++part[static_cast<std::size_t>(p)].by_power;
+    double worst_by_power = 0;
+    for (std::size_t p = 0; p < w.size(); ++p)
+      if (w[p] > 0)
+        worst_by_power = std::max(
+            worst_by_power, part[p].by_power > part[p].low ? part[p].err_high : part[p].err_low);
+    // The least bound t under which `ceilings` parts can take their ceiling: a part whose
+    // floor errs by more than t must, one whose ceiling does may not. It is one of the
+    // errors: try them in increasing order.
+    const auto feasible = [&](double t) {
+      index_t must = 0, may = 0;
+      for (const Part& a : part) {
+        if (!a.choice) continue;
+        const bool up = a.err_low > t, down = a.err_high > t;
+        if (up && down) return false;
+        must += up;
+        may += !down;
+      }
+      return must <= ceilings && ceilings <= may;
+    };
+    double best = -1;
+    for (const Part& a : part)
+      for (const double t : {a.err_low, a.err_high})
+        if ((best < 0 || t < best) && feasible(t)) best = t;
+    // Keep the powers where they are as good (the usual case, equal powers included).
+    if (best < 0 || worst_by_power <= best * (1 + 1e-12)) return w;
+    // Ceilings: first the parts that need one, then the largest remainders (lower first).
+    index_t left = ceilings;
+    for (Part& a : part)
+      if (a.choice && a.err_low > best) ++a.count, --left;
+    for (; left > 0; --left) {
+      Part* pick = nullptr;
+      for (Part& a : part)
+        if (a.choice && a.count == a.low && a.err_high <= best && (!pick || a.rest > pick->rest))
+          pick = &a;
+      ++pick->count;
+    }
+    for (std::size_t p = 0; p < w.size(); ++p) w[p] = static_cast<double>(part[p].count);
+    return w;
   }
 
   int P_;
