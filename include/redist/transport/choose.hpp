@@ -7,12 +7,15 @@
 ///    window (node_shared.hpp) that its receiver is part of;
 /// 2. the send part of the other messages becomes an MPI-3 shared window of the node's
 ///    ranks (collective); messages to ranks on the node then go through it;
-/// 3. every on-node message is described to its receiver once: {0} when it is packed,
-///    or {1, window id, sender's node rank, then per segment: byte offset in the sender's
-///    part of that window, leading dimension} when the receiver reads it in place.
+/// 3. every on-node message is described to its receiver once, in two rounds: a head
+///    {0, 0, 0} when it is packed, or {1, window id, sender's node rank} when the receiver
+///    reads it in place; then, for those only, per segment: byte offset in the sender's part
+///    of that window, leading dimension. A packed message costs its head alone, whatever
+///    its segment count (an element-cyclic layout has one segment per element).
 /// Everything else, and everything on device memory, goes point to point.
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -58,7 +61,7 @@ inline index_t segments_in(const FamilyList& d, const Message& msg) {
   return n;
 }
 /// Whether a message of `count` segments fits one description (an MPI int count).
-inline bool describable(index_t count) { return count <= (INT_MAX - 3) / 2; }
+inline bool describable(index_t count) { return count <= INT_MAX / 2; }
 
 /// Marks the sent messages that can go direct; returns each one's window and fills
 /// its segments' addresses.
@@ -74,6 +77,11 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     const Message& msg = plan.send.messages[m];
     bool direct = msg.count > 0 && describable(segments_in(plan.send, msg));
+    if (direct) {  // a private source is settled by the first segment, the rest unvisited
+      const BlockFamily& f = plan.send.families[static_cast<std::size_t>(msg.first)];
+      const Address<T> a = source(f.part, plan.rows(f).member(0), plan.cols(f).member(0));
+      direct = NodeWindow::find(a.first, sizeof(T)) != nullptr;
+    }
     std::vector<Address<T>>& list = segments[m];
     for (std::size_t c = graph.send.begin[m]; direct && c < graph.send.begin[m + 1]; ++c)
       for (std::size_t k = graph.send.chunks[c].first; direct && k < graph.send.chunks[c].end;
@@ -116,52 +124,64 @@ void exchange_descriptions(
     const boost::mpi::communicator& comm, const CompactPlan& plan, const std::vector<bool>& on_node,
     const std::vector<std::shared_ptr<redist::detail::NodeWindow>>& window_of,
     const std::vector<std::vector<Address<T>>>& segments, TransportChoice<T>& choice) {
-  const auto size_of = [&](index_t count) {
-    return describable(count) ? static_cast<std::size_t>(3 + 2 * count) : std::size_t{1};
-  };
   const auto add_window = [&](std::shared_ptr<redist::detail::NodeWindow> w) {
     auto& list = choice.direct_windows;
     if (std::find(list.begin(), list.end(), w) == list.end()) list.push_back(std::move(w));
   };
-  std::vector<std::vector<std::int64_t>> in(plan.recv.messages.size()),
-      out(plan.send.messages.size());
+  using Head = std::array<std::int64_t, 3>;  // direct?, window id, sender's node rank
+  std::vector<Head> head_in(plan.recv.messages.size()), head_out(plan.send.messages.size());
   std::vector<boost::mpi::request> requests;
+  // Round 1: one head per on-node message.
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
     const Message& msg = plan.recv.messages[m];
-    if (!on_node[static_cast<std::size_t>(msg.peer)]) continue;
-    in[m].assign(size_of(segments_in(plan.recv, msg)), 0);
-    requests.push_back(
-        comm.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
+    if (on_node[static_cast<std::size_t>(msg.peer)])
+      requests.push_back(comm.irecv(msg.peer, describe_tag, head_in[m].data(), 3));
   }
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     const Message& msg = plan.send.messages[m];
     if (!on_node[static_cast<std::size_t>(msg.peer)]) continue;
-    out[m].assign(size_of(segments_in(plan.send, msg)), 0);
     if (choice.send[m] == Transport::direct) {
       const redist::detail::NodeWindow& w = *window_of[m];
-      const char* base = w.base(w.node_rank());
-      out[m][0] = 1;
-      out[m][1] = static_cast<std::int64_t>(w.id());
-      out[m][2] = w.node_rank();
-      for (std::size_t i = 0; i < segments[m].size(); ++i) {
-        out[m][3 + 2 * i] = reinterpret_cast<const char*>(segments[m][i].first) - base;
-        out[m][4 + 2 * i] = segments[m][i].second;
-      }
+      head_out[m] = {1, static_cast<std::int64_t>(w.id()), w.node_rank()};
       add_window(window_of[m]);
     }
+    requests.push_back(comm.isend(msg.peer, describe_tag, head_out[m].data(), 3));
+  }
+  boost::mpi::wait_all(requests.begin(), requests.end());
+  requests.clear();
+  // Round 2: the segments of the messages read in place.
+  std::vector<std::vector<std::int64_t>> in(plan.recv.messages.size()),
+      out(plan.send.messages.size());
+  for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
+    if (head_in[m][0] != 1) continue;
+    const Message& msg = plan.recv.messages[m];
+    in[m].resize(static_cast<std::size_t>(2 * segments_in(plan.recv, msg)));
     requests.push_back(
-        comm.isend(msg.peer, describe_tag, out[m].data(), static_cast<int>(out[m].size())));
+        comm.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
+  }
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    if (head_out[m][0] != 1) continue;
+    const redist::detail::NodeWindow& w = *window_of[m];
+    const char* base = w.base(w.node_rank());
+    out[m].resize(2 * segments[m].size());
+    for (std::size_t i = 0; i < segments[m].size(); ++i) {
+      out[m][2 * i] = reinterpret_cast<const char*>(segments[m][i].first) - base;
+      out[m][2 * i + 1] = segments[m][i].second;
+    }
+    requests.push_back(comm.isend(plan.send.messages[m].peer, describe_tag, out[m].data(),
+                                  static_cast<int>(out[m].size())));
   }
   boost::mpi::wait_all(requests.begin(), requests.end());
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
-    if (in[m].empty() || in[m][0] != 1) continue;
+    if (head_in[m][0] != 1) continue;
     const Message& msg = plan.recv.messages[m];
-    auto w = redist::detail::NodeWindow::find(static_cast<std::uint64_t>(in[m][1]));
+    auto w = redist::detail::NodeWindow::find(static_cast<std::uint64_t>(head_in[m][1]));
     if (!w)
       throw communication_error(redist::detail::describe(
           "node-shared source memory of a peer is not mapped here", "peer", msg.peer));
-    const char* base = w->base(static_cast<int>(in[m][2]));
-    for (std::size_t i = 3; i + 1 < in[m].size(); i += 2)
+    const char* base = w->base(static_cast<int>(head_in[m][2]));
+    choice.described[m].reserve(in[m].size() / 2);
+    for (std::size_t i = 0; i + 1 < in[m].size(); i += 2)
       choice.described[m].emplace_back(reinterpret_cast<const T*>(base + in[m][i]), in[m][i + 1]);
     choice.recv[m] = Transport::direct;
     add_window(std::move(w));
