@@ -93,25 +93,90 @@ struct TileMask {
   friend constexpr bool operator==(const TileMask&, const TileMask&) = default;
 };
 
-/// Tiles of `mask` per rank under distribution d, `ranks` entries.
+namespace detail {
+
+/// The owner of tile t, checked to lie in [0, ranks).
+template <Distribution D>
+int checked_owner(const D& d, TileIndex t, int ranks) {
+  const int o = static_cast<int>(d.owner(t));
+  if (o < 0 || o >= ranks)
+    throw distribution_error(describe("owner outside [0, ranks)", "owner", o) + " at tile (" +
+                             std::to_string(t.m) + ", " + std::to_string(t.n) +
+                             "), ranks = " + std::to_string(ranks));
+  return o;
+}
+
+/// Positions [begin, end) of one axis per grid coordinate k -> coord(k), `size` entries.
+template <class Coord>
+std::vector<index_t> per_coordinate(index_t begin, index_t end, index_t size, Coord&& coord) {
+  std::vector<index_t> n(static_cast<std::size_t>(size), 0);
+  for (index_t k = begin; k < end; ++k) ++n[static_cast<std::size_t>(coord(k))];
+  return n;
+}
+
+}  // namespace detail
+
+/// Tiles of `mask` per rank under distribution d, `ranks` entries. A whole box of a grid
+/// distribution is counted per axis, O(rows + columns + grid), not tile by tile.
 /// @throws distribution_error if an owner is outside [0, ranks).
 template <Distribution D>
 std::vector<index_t> tiles_per_rank(const D& d, const TileMask& mask, int ranks) {
   std::vector<index_t> count(static_cast<std::size_t>(ranks > 0 ? ranks : 0), 0);
-  mask.for_each([&](TileIndex t) {
-    const int o = static_cast<int>(d.owner(t));
-    if (o < 0 || o >= ranks)
-      throw distribution_error(detail::describe("owner outside [0, ranks)", "owner", o) +
-                               " at tile (" + std::to_string(t.m) + ", " + std::to_string(t.n) +
-                               "), ranks = " + std::to_string(ranks));
-    ++count[static_cast<std::size_t>(o)];
-  });
+  if constexpr (GridDistribution<D>) {
+    if (mask.part == TileTriangle::full && !mask.box.empty()) {
+      const Extents g = d.grid();
+      const auto rows = detail::per_coordinate(mask.box.begin.m, mask.box.end.m, g.rows,
+                                               [&](index_t m) { return d.grid_row(m); });
+      const auto cols = detail::per_coordinate(mask.box.begin.n, mask.box.end.n, g.cols,
+                                               [&](index_t n) { return d.grid_col(n); });
+      for (index_t p = 0; p < g.rows; ++p)
+        for (index_t q = 0; q < g.cols; ++q) {
+          const auto np = rows[static_cast<std::size_t>(p)], nq = cols[static_cast<std::size_t>(q)];
+          if (np == 0 || nq == 0) continue;
+          // A tile of this (p, q) class, to check its owner like the scan does.
+          index_t m = mask.box.begin.m, n = mask.box.begin.n;
+          while (d.grid_row(m) != p) ++m;
+          while (d.grid_col(n) != q) ++n;
+          count[static_cast<std::size_t>(detail::checked_owner(d, {m, n}, ranks))] += np * nq;
+        }
+      return count;
+    }
+  }
+  mask.for_each(
+      [&](TileIndex t) { ++count[static_cast<std::size_t>(detail::checked_owner(d, t, ranks))]; });
   return count;
 }
 
 /// Tiles of `mask` whose owner differs between a and b (two distributions of one tiling).
+/// Two grid distributions on a whole box are counted per class of rows (their pair of
+/// grid rows) and of columns, O(rows + columns + classes), when that is fewer steps than
+/// the tiles.
 template <Distribution A, Distribution B>
 index_t tiles_moved(const A& a, const B& b, const TileMask& mask) {
+  if constexpr (GridDistribution<A> && GridDistribution<B>) {
+    const Extents ga = a.grid(), gb = b.grid();
+    const index_t row_classes = ga.rows * gb.rows, col_classes = ga.cols * gb.cols;
+    if (mask.part == TileTriangle::full && !mask.box.empty() &&
+        row_classes * col_classes < mask.box.size()) {
+      const auto rows = detail::per_coordinate(
+          mask.box.begin.m, mask.box.end.m, row_classes,
+          [&](index_t m) { return static_cast<index_t>(a.grid_row(m)) * gb.rows + b.grid_row(m); });
+      const auto cols = detail::per_coordinate(
+          mask.box.begin.n, mask.box.end.n, col_classes,
+          [&](index_t n) { return static_cast<index_t>(a.grid_col(n)) * gb.cols + b.grid_col(n); });
+      index_t moved = 0;
+      for (index_t r = 0; r < row_classes; ++r)
+        for (index_t c = 0; c < col_classes; ++c) {
+          const index_t k = rows[static_cast<std::size_t>(r)] * cols[static_cast<std::size_t>(c)];
+          if (k == 0) continue;
+          const int from =
+              a.rank_of({static_cast<int>(r / gb.rows), static_cast<int>(c / gb.cols)});
+          const int to = b.rank_of({static_cast<int>(r % gb.rows), static_cast<int>(c % gb.cols)});
+          moved += from != to ? k : 0;
+        }
+      return moved;
+    }
+  }
   index_t moved = 0;
   mask.for_each(
       [&](TileIndex t) { moved += static_cast<int>(a.owner(t)) != static_cast<int>(b.owner(t)); });

@@ -216,3 +216,39 @@ TEST_CASE("synthesize: bad counts and masks name the parameter and value") {
     CHECK(contains(msg, "redist: "));
   }
 }
+
+namespace {
+
+/// A block-cyclic distribution that hides its grid: tiles_per_rank and tiles_moved then
+/// scan tile by tile, the reference for their per-axis counts.
+struct Opaque {
+  BlockCyclic d;
+  int ranks() const { return d.ranks(); }
+  int owner(TileIndex t) const { return d.owner(t); }
+};
+static_assert(Distribution<Opaque> && !GridDistribution<Opaque>);
+
+TEST_CASE("tiles_per_rank and tiles_moved: grid distributions counted per axis, as tile by tile") {
+  Rng rng(0x6121Du);
+  for (int c = 0; c < 300; ++c) {
+    const auto grid = [&] {
+      const int P = static_cast<int>(rng.in(1, 5)), Q = static_cast<int>(rng.in(1, 5));
+      return BlockCyclic(
+          P, Q, rng.in(1, 3), rng.in(1, 3),
+          GridCoord{static_cast<int>(rng.in(0, P - 1)), static_cast<int>(rng.in(0, Q - 1))},
+          rng.chance(50) ? GridOrder::row_major : GridOrder::column_major);
+    };
+    const BlockCyclic a = grid(), b = grid();
+    const index_t m0 = rng.in(0, 30), n0 = rng.in(0, 30);
+    const TileMask box{{{m0, n0}, {m0 + rng.in(0, 60), n0 + rng.in(0, 60)}}};
+    const int ranks = std::max(a.ranks(), b.ranks());
+    INFO("case ", c);
+    CHECK(tiles_per_rank(a, box, ranks) == tiles_per_rank(Opaque{a}, box, ranks));
+    CHECK(tiles_moved(a, b, box) == tiles_moved(Opaque{a}, Opaque{b}, box));
+  }
+  // An owner outside [0, ranks) is still reported by the per-axis count.
+  CHECK_THROWS_AS(tiles_per_rank(BlockCyclic(2, 2), TileMask{{{0, 0}, {4, 4}}}, 3),
+                  distribution_error);
+}
+
+}  // namespace
