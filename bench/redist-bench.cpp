@@ -141,50 +141,84 @@ std::vector<Case> random_cases(const Options& o, int size) {
 }
 
 /// Planning cost of rank 0 for huge virtual problems: nothing is allocated, only the plan.
-/// Strong: 10^6 x 10^6 on more and more ranks (the rank's tiles shrink). Weak: the rank
-/// keeps 128 x 128 tiles while the matrix grows to 10^6 x 10^6 (global tiles grow 16384x).
+/// Times the plan that runs (make_compact_plan, CompactPlan::memory_bytes()) and, beside
+/// it, the per-segment reference (make_plan), which the library runs only for non-grid
+/// layouts. Strong: 10^6 x 10^6 on more and more ranks (the rank's tiles shrink). Weak: the
+/// rank keeps 128 x 128 tiles while the matrix grows to 10^6 x 10^6 (global tiles grow
+/// 16384x). Cyclic: 1 x 1 blocks, 1 x 2 -> 2 x 1 grids on 2 ranks, the matrix growing
+/// (element-cyclic layouts are periodic, so their plan could cost the period; the
+/// per-segment plan would hold one segment per element and is not run).
 void plan_scaling(const mpi::communicator& comm, const Options& o, Report& report) {
   struct Row {
     std::string series;
     index_t M;
     int ranks;
     double seconds, memory, segments, own_tiles, global_tiles;
+    double segment_seconds, segment_memory;  ///< the per-segment plan; < 0: not run
   };
   std::vector<Row> rows;
   if (comm.rank() == 0) {
-    const auto one = [&](const std::string& series, index_t M, int ranks) {
-      const auto [P, Q] = square_grid(ranks);
-      const BcLayout src{shape_of(M, M, 64, 64), redist::BlockCyclic(P, Q)};
-      const BcLayout dst{shape_of(M, M, 100, 100),
-                         redist::BlockCyclic(Q, P, 1, 1, {Q > 1 ? 1 : 0, 0})};
-      double best = 1e30;
-      std::size_t mem = 0;
-      index_t segs = 0;
+    const auto one = [&](const std::string& series, index_t M, int ranks, index_t src_tile,
+                         index_t dst_tile, std::pair<int, int> src_grid,
+                         std::pair<int, int> dst_grid, redist::GridCoord dst_first,
+                         bool per_segment) {
+      const BcLayout src{shape_of(M, M, src_tile, src_tile),
+                         redist::BlockCyclic(src_grid.first, src_grid.second)};
+      const BcLayout dst{shape_of(M, M, dst_tile, dst_tile),
+                         redist::BlockCyclic(dst_grid.first, dst_grid.second, 1, 1, dst_first)};
+      const redist::Region whole = redist::Region::whole({M, M});
+      Row row{series, M, ranks, 1e30, 0, 0, 0, 0, -1, -1};
       for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
         const double t0 = now();
-        const redist::Plan plan =
-            redist::make_plan(src, dst, redist::Region::whole({M, M}), 0, ranks);
-        best = std::min(best, now() - t0);
-        mem = plan.memory_bytes();
-        segs = plan.stats.segments_sent + plan.stats.segments_received + plan.stats.segments_local;
+        const redist::CompactPlan plan = redist::make_compact_plan(src, dst, whole, 0, ranks);
+        row.seconds = std::min(row.seconds, now() - t0);
+        row.memory = static_cast<double>(plan.memory_bytes());
+        row.segments = static_cast<double>(plan.stats.segments_sent + plan.stats.segments_received +
+                                           plan.stats.segments_local);
       }
-      const double tiles =
+      if (per_segment) {
+        row.segment_seconds = 1e30;
+        for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
+          const double t0 = now();
+          const redist::Plan plan = redist::make_plan(src, dst, whole, 0, ranks);
+          row.segment_seconds = std::min(row.segment_seconds, now() - t0);
+          row.segment_memory = static_cast<double>(plan.memory_bytes());
+        }
+      }
+      row.global_tiles =
           static_cast<double>(src.tiles().rows) * static_cast<double>(src.tiles().cols);
-      rows.push_back({series, M, ranks, best, static_cast<double>(mem), static_cast<double>(segs),
-                      tiles / ranks, tiles});
+      row.own_tiles = row.global_tiles / ranks;
+      rows.push_back(row);
+    };
+    const auto grid_pair = [&](const std::string& series, index_t M, int ranks) {
+      const auto [P, Q] = square_grid(ranks);
+      one(series, M, ranks, 64, 100, {P, Q}, {Q, P}, {Q > 1 ? 1 : 0, 0}, true);
     };
     const index_t huge = 1000000;
     for (int r : (o.quick ? std::vector<int>{4096, 16384}
                           : std::vector<int>{1024, 2048, 4096, 8192, 16384}))
-      one("strong", huge, r);
-    for (int s = 1; s <= (o.quick ? 32 : 128); s *= 2) one("weak", 64 * 128 * s, s * s);
-    std::printf("\n== suite plan-scaling (rank 0 of R virtual ranks, 64x64 -> 100x100 tiles) ==\n");
-    std::printf("%-7s %10s %7s %14s %12s %12s %10s %12s %12s\n", "series", "M=N", "ranks",
-                "global tiles", "own tiles", "segments", "plan s", "plan MiB", "ns/segment");
+      grid_pair("strong", huge, r);
+    for (int s = 1; s <= (o.quick ? 32 : 128); s *= 2) grid_pair("weak", 64 * 128 * s, s * s);
+    for (index_t M :
+         (o.quick ? std::vector<index_t>{1024, 2048} : std::vector<index_t>{2048, 4096, 8192}))
+      one("cyclic", M, 2, 1, 1, {1, 2}, {2, 1}, {0, 0}, false);
+    std::printf(
+        "\n== suite plan-scaling (rank 0 of R virtual ranks; strong, weak: 64x64 -> "
+        "100x100 tiles; cyclic: 1x1) ==\n");
+    std::printf("%-7s %10s %7s %14s %12s %12s %10s %10s %12s %12s\n", "series", "M=N", "ranks",
+                "global tiles", "own tiles", "segments", "plan s", "plan MiB", "per-seg. s",
+                "per-seg. MiB");
+    const auto or_dash = [](double v, double scale, const char* fmt) {
+      if (v < 0) return std::string("-");
+      char b[32];
+      std::snprintf(b, sizeof b, fmt, v * scale);
+      return std::string(b);
+    };
     for (const auto& r : rows)
-      std::printf("%-7s %10ld %7d %14.0f %12.0f %12.0f %10.4f %12.2f %12.1f\n", r.series.c_str(),
+      std::printf("%-7s %10ld %7d %14.0f %12.0f %12.0f %10.4f %10.2f %12s %12s\n", r.series.c_str(),
                   static_cast<long>(r.M), r.ranks, r.global_tiles, r.own_tiles, r.segments,
-                  r.seconds, r.memory / 1048576.0, 1e9 * r.seconds / std::max(1.0, r.segments));
+                  r.seconds, r.memory / 1048576.0, or_dash(r.segment_seconds, 1.0, "%.4f").c_str(),
+                  or_dash(r.segment_memory, 1.0 / 1048576.0, "%.2f").c_str());
     std::fflush(stdout);
     std::ostringstream json;
     json << "[";
@@ -195,7 +229,11 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
            << ", \"own_tiles\": " << json_number(r.own_tiles)
            << ", \"segments\": " << json_number(r.segments)
            << ", \"plan_seconds\": " << json_number(r.seconds)
-           << ", \"plan_memory_bytes\": " << json_number(r.memory) << "}";
+           << ", \"plan_memory_bytes\": " << json_number(r.memory);
+      if (r.segment_seconds >= 0)
+        json << ", \"per_segment_plan_seconds\": " << json_number(r.segment_seconds)
+             << ", \"per_segment_plan_memory_bytes\": " << json_number(r.segment_memory);
+      json << "}";
     }
     json << "\n  ]";
     report.sections.emplace_back("plan_scaling", json.str());

@@ -73,8 +73,10 @@ if [ "$fresh" = 1 ]; then
 fi
 
 # The slowest translation units of the last build in $build.
-slowest=$(awk 'NR > 1 && $4 ~ /\.o$/ { printf "%.1f %s\n", ($2 - $1) / 1000, $4 }' \
-  "$build/.ninja_log" 2>/dev/null | sort -rn | head -n 8 || true)
+# .ninja_log appends a line per build of an output: keep each object's last.
+slowest=$(awk 'NR > 1 && $4 ~ /\.o$/ { t[$4] = ($2 - $1) / 1000 }
+  END { for (o in t) printf "%.1f %s\n", t[o], o }' "$build/.ninja_log" 2>/dev/null |
+  sort -rn | head -n 8 || true)
 
 mkdir -p "$results"
 python3 - "$results/build-cost.json" "$d" "$u" "$ratio" "$runs" "$main_s" "$test_s" \
