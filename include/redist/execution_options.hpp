@@ -11,12 +11,15 @@
 /// | streaming       | automatic (>= 16 MiB)   | REDIST_STREAMING=0 or 1              |
 /// | shared_window   | on                      | REDIST_SHARED_WINDOW=0 or 1          |
 /// | gpu_aware_mpi   | REDIST_GPU_AWARE_MPI    | REDIST_GPU_AWARE_MPI=0 or 1          |
+///
+/// PlanOptions::max_message_bytes has one too, REDIST_MAX_MESSAGE_BYTES (plan.hpp).
 
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include <redist/detail/environment.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 
@@ -49,13 +52,14 @@ struct ExecutionOptions {
   /// @throws invalid_argument naming the variable and its value if one is malformed.
   ExecutionOptions with_environment() const {
     ExecutionOptions o = *this;
-    if (const char* e = std::getenv("REDIST_CHUNK_BYTES")) o.chunk_bytes = parse_bytes(e);
+    if (const char* e = std::getenv("REDIST_CHUNK_BYTES"))
+      o.chunk_bytes = detail::env_bytes("REDIST_CHUNK_BYTES", e);
     if (const char* e = std::getenv("REDIST_STREAMING"))
-      o.streaming = parse_flag("REDIST_STREAMING", e) ? Toggle::on : Toggle::off;
+      o.streaming = detail::env_flag("REDIST_STREAMING", e) ? Toggle::on : Toggle::off;
     if (const char* e = std::getenv("REDIST_SHARED_WINDOW"))
-      o.shared_window = parse_flag("REDIST_SHARED_WINDOW", e);
+      o.shared_window = detail::env_flag("REDIST_SHARED_WINDOW", e);
     if (const char* e = std::getenv("REDIST_GPU_AWARE_MPI"))
-      o.gpu_aware_mpi = parse_flag("REDIST_GPU_AWARE_MPI", e);
+      o.gpu_aware_mpi = detail::env_flag("REDIST_GPU_AWARE_MPI", e);
     o.validate();
     return o;
   }
@@ -67,24 +71,6 @@ struct ExecutionOptions {
     detail::require<invalid_argument>(
         streaming_threshold_bytes >= 0, "streaming threshold must be >= 0",
         "ExecutionOptions::streaming_threshold_bytes", streaming_threshold_bytes);
-  }
-
- private:
-  static bool parse_flag(std::string_view name, std::string_view v) {
-    if (v == "0") return false;
-    if (v == "1") return true;
-    throw invalid_argument(detail::describe("environment flag must be 0 or 1", name, v));
-  }
-  static index_t parse_bytes(std::string_view v) {
-    index_t n = 0;
-    bool ok = !v.empty() && v.size() <= 18;
-    for (char c : v) {
-      ok = ok && c >= '0' && c <= '9';
-      if (ok) n = n * 10 + (c - '0');
-    }
-    detail::require<invalid_argument>(ok && n >= 1, "must be a positive byte count",
-                                      "REDIST_CHUNK_BYTES", v);
-    return n;
   }
 };
 

@@ -20,11 +20,13 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include <redist/axis_cut.hpp>
+#include <redist/detail/environment.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
@@ -45,9 +47,23 @@ struct PlanOptions {
   index_t max_buffer_bytes = index_t{1} << 30;
   /// Element size in bytes (set by the Redistributor from its element type).
   index_t element_bytes = 8;
-  /// Largest MPI message in bytes; longer messages are split into several. The default
-  /// is the largest count an MPI `int` can carry; tests lower it to exercise the split.
+  /// Largest MPI message in bytes, in [1, INT_MAX] (an MPI count is an `int`); longer
+  /// messages are split into several. The default is the largest; tests lower it to
+  /// exercise the split.
   index_t max_message_bytes = INT_MAX;
+
+  /// These options with REDIST_MAX_MESSAGE_BYTES=N applied on top: N caps
+  /// max_message_bytes (a smaller limit set in code is kept), so that a whole program or
+  /// test suite can be run through the split path. The Redistributor reads it once, with
+  /// the ExecutionOptions' variables, and agrees on the result.
+  /// @throws invalid_argument naming the variable and its value unless N is in [1, INT_MAX].
+  PlanOptions with_environment() const {
+    PlanOptions o = *this;
+    if (const char* e = std::getenv("REDIST_MAX_MESSAGE_BYTES"))
+      o.max_message_bytes =
+          std::min(o.max_message_bytes, detail::env_bytes("REDIST_MAX_MESSAGE_BYTES", e, INT_MAX));
+    return o;
+  }
 };
 
 /// A segment with its place in the message order and in its message buffer.
@@ -211,6 +227,11 @@ void check_plan_inputs(const SrcLayout& src, const DstLayout& dst, const Region&
   detail::require<invalid_argument>(options.max_message_bytes >= 1,
                                     "message split limit must be positive", "max_message_bytes",
                                     options.max_message_bytes);
+  // Each piece's byte count becomes an MPI int count (transport/link.hpp).
+  detail::require<invalid_argument>(
+      options.max_message_bytes <= INT_MAX,
+      "message split limit above the largest MPI count, INT_MAX = " + std::to_string(INT_MAX),
+      "max_message_bytes", options.max_message_bytes);
   detail::require<invalid_argument>(options.element_bytes >= 1, "element size must be positive",
                                     "element_bytes", options.element_bytes);
   if (src.ranks() > comm_size)

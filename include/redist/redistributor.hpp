@@ -101,6 +101,8 @@ class Redistributor {
     detail::collectively(comm_, [&] {
       check_parts(parts);
       for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
+      // REDIST_MAX_MESSAGE_BYTES before planning: the plan keeps the options it used.
+      options = options.with_environment();
       plan = plan_parts(parts, transform, options, options.max_buffer_bytes);
       items = part_items(parts, options, transform.op);
       for (auto& item : detail::transform_items(transform)) items.push_back(std::move(item));

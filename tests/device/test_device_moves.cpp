@@ -26,6 +26,7 @@
 
 #include "mpi_test_support.hpp"
 #include "random_cases.hpp"
+#include "runtime_skip.hpp"
 
 namespace {
 
@@ -135,13 +136,19 @@ void check_random_moves(const boost::mpi::communicator& comm, unsigned seed, int
   }
 }
 
-/// Whether messages may carry device pointers to MPI: always in host memory; on a device
-/// only when the test is told the MPI is GPU-aware (a plain MPI would read device memory).
-bool gpu_aware_mpi_testable() {
-  if (!on_device) return true;
+/// Why messages may not carry device pointers to MPI here; empty if they may: always in
+/// host memory, on a device only when the test is told the MPI is GPU-aware (a plain MPI
+/// would read device memory).
+std::string why_not_gpu_aware() {
+  if (!on_device) return "";
   const char* v = std::getenv("REDIST_TEST_GPU_AWARE_MPI");
-  return v != nullptr && std::string(v) == "1";
+  if (v != nullptr && std::string(v) == "1") return "";
+  return std::string("matrices in ") + DeviceSpace::name() +
+         ": set REDIST_TEST_GPU_AWARE_MPI=1 where MPI reads device memory";
 }
+
+constexpr const char* gpu_aware_case = "device: GPU-aware MPI reads device buffers directly";
+[[maybe_unused]] const bool gpu_aware_registered = skip_when(gpu_aware_case, why_not_gpu_aware);
 
 }  // namespace
 
@@ -186,9 +193,8 @@ TEST_CASE("device: a large move in many chunks, staged, repeated on the caller's
   }
 }
 
-TEST_CASE("device: GPU-aware MPI reads device buffers directly") {
+TEST_CASE(gpu_aware_case) {
   const boost::mpi::communicator comm;
-  if (!gpu_aware_mpi_testable()) return;
   const int n = comm.size();
   const Layout src{uniform(300, 200, 30, 20), BlockCyclic(n, 1)};
   const Layout dst{uniform(300, 200, 17, 23), BlockCyclic(1, n)};

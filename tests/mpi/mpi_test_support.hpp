@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
@@ -194,6 +195,25 @@ class ScopedEnv {
   std::string old_;
   bool had_ = false;
 };
+
+/// The transport every message of this run must take, from REDIST_TEST_EXPECT_TRANSPORT
+/// (tests/CMakeLists.txt sets "point-to-point", with REDIST_SHARED_WINDOW=0, in the TCP and
+/// small-message legs); empty when unset.
+inline std::string expected_transport() {
+  const char* v = std::getenv("REDIST_TEST_EXPECT_TRANSPORT");
+  return v != nullptr ? v : "";
+}
+
+/// Whether this run sends every message point to point: tests then keep redist's
+/// node-local transports (shared window, direct reads) off, and expect none of them.
+inline bool point_to_point_only() { return expected_transport() == "point-to-point"; }
+
+/// The REDIST_SHARED_WINDOW values a test tries: "0" and "1", or only "0" where every
+/// message must go point to point.
+inline std::vector<const char*> window_settings() {
+  if (point_to_point_only()) return {"0"};
+  return {"0", "1"};
+}
 
 /// A near-square P x Q grid with P * Q == n and P <= Q.
 inline std::pair<int, int> near_square_grid(int n) {

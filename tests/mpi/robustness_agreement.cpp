@@ -68,11 +68,12 @@ void check_disagreement(const std::string& msg, const std::string& item,
   CHECK(rep.checked == 16 * 14);
 }
 
-/// Runs `body` with the shared-memory window on, then off. Its cases are plain blocks, not
-/// SUBCASEs: every rank runs all of them, in order, in one pass.
+/// Runs `body` with the shared-memory window off, then on (only off where every message
+/// must go point to point). Its cases are plain blocks, not SUBCASEs: every rank runs all
+/// of them, in order, in one pass.
 template <class F>
 void with_window_on_and_off(F&& body) {
-  for (const char* window : {"1", "0"}) {
+  for (const char* window : window_settings()) {
     CAPTURE(window);
     const ScopedEnv env("REDIST_SHARED_WINDOW", window);
     body();

@@ -31,6 +31,7 @@ namespace {
 
 using namespace redist;
 using redist::test::ScopedEnv;
+using redist::test::window_settings;
 
 constexpr double sentinel = -7.5;
 
@@ -284,7 +285,7 @@ TEST_SUITE("robustness") {
     auto B = matrix<double>(dst, ScalapackColumnMajor<>{});
     // Between ranks of one node the executor may bypass MPI messages through a shared
     // window; REDIST_SHARED_WINDOW=0 forces real (split) MPI messages. Both must work.
-    for (const char* window : {"0", "1"})
+    for (const char* window : window_settings())
       for (index_t limit : {index_t{1}, index_t{7}, index_t{64}, index_t{8 * 23 * 19 + 1}}) {
         const ScopedEnv env("REDIST_SHARED_WINDOW", window);
         CAPTURE(window);
@@ -301,5 +302,43 @@ TEST_SUITE("robustness") {
         longest = boost::mpi::all_reduce(world, longest, boost::mpi::maximum<index_t>());
         if (world.size() > 1 && limit < 64) CHECK(longest > limit);
       }
+  }
+
+  TEST_CASE("robustness: REDIST_MAX_MESSAGE_BYTES caps the split limit, on every rank alike") {
+    boost::mpi::communicator world;
+    const auto [P, Q] = grid_for(world.size());
+    const Layout src{uniform(23, 19, 5, 4), BlockCyclic(P, Q)};
+    const Layout dst{uniform(23, 19, 3, 6), BlockCyclic(Q, P, 1, 1, GridCoord{Q - 1, P - 1})};
+    auto A = matrix<double>(src);
+    auto B = matrix<double>(dst, ScalapackColumnMajor<>{});
+    const Region r{{21, 18}, {2, 1}, {1, 0}};
+    const ScopedEnv window("REDIST_SHARED_WINDOW", "0");  // real, split MPI messages
+    {
+      const ScopedEnv cap("REDIST_MAX_MESSAGE_BYTES", "5");
+      move_and_check(A, B, r);  // split at 5 bytes, inside elements
+      PlanOptions o;
+      CHECK(Redistributor(A, B, world, r, o).plan().options.max_message_bytes == 5);
+      o.max_message_bytes = 3;  // a smaller limit in code is kept
+      CHECK(Redistributor(A, B, world, r, o).plan().options.max_message_bytes == 3);
+    }
+    if (world.size() < 2) return;  // nothing to disagree with
+    const auto what = [&](const char* mine, const char* others) {
+      const ScopedEnv cap("REDIST_MAX_MESSAGE_BYTES", world.rank() == 1 ? mine : others);
+      std::string msg;
+      try {
+        Redistributor R(A, B, world, r);
+      } catch (const invalid_argument& e) {
+        msg = e.what();
+      }
+      // Every rank threw, the same message, and the communicator still works.
+      CHECK(boost::mpi::all_reduce(world, static_cast<int>(msg.empty()),
+                                   boost::mpi::maximum<int>()) == 0);
+      return msg;
+    };
+    const std::string above = what("2147483648", "4096");
+    CHECK(above.find("REDIST_MAX_MESSAGE_BYTES = 2147483648") != std::string::npos);
+    CHECK(above.find("2147483647") != std::string::npos);
+    const std::string differ = what("64", "4096");
+    CHECK(differ.find("PlanOptions::max_message_bytes") != std::string::npos);
   }
 }

@@ -94,7 +94,7 @@ void check_records(const boost::mpi::communicator& comm) {
   fill_records(a);
   const Region plain{{40, 33}, {13, 9}, {5, 27}};
   const Region flipped{{33, 40}, {13, 5}, {5, 20}};  // target 40 x 33
-  for (const char* window : {"0", "1"})
+  for (const char* window : window_settings())
     for (const index_t chunk : {index_t{64}, index_t{1} << 21}) {
       const ScopedEnv w("REDIST_SHARED_WINDOW", window);
       CAPTURE(window);

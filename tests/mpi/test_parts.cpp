@@ -91,7 +91,7 @@ TEST_CASE("mpi: K parts of equal layouts send the messages of one, K times the b
   const L src{uniform(60, 48, 6, 4), BlockCyclic(1, np)};
   const L dst{uniform(60, 48, 5, 7), BlockCyclic(np, 1)};
   const Region region{{50, 40}, {3, 2}, {8, 5}};
-  for (const char* window : {"0", "1"}) {
+  for (const char* window : window_settings()) {
     CAPTURE(window);
     const ScopedEnv w("REDIST_SHARED_WINDOW", window);
     std::vector<M> a, b;

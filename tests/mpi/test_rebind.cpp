@@ -40,7 +40,7 @@ TEST_CASE("mpi: rebind moves other arrays of the same layouts with the same plan
   const Layout src{uniform(57, 43, 5, 4), BlockCyclic(P, Q, 1, 1, GridCoord{0, Q - 1})};
   const Layout dst{uniform(50, 61, 3, 7), BlockCyclic(Q, P)};
   const Region region{{33, 29}, {6, 9}, {11, 20}};
-  for (const char* window : {"0", "1"}) {
+  for (const char* window : window_settings()) {
     CAPTURE(window);
     const ScopedEnv w("REDIST_SHARED_WINDOW", window);
     using A = TiledMatrix<double, decltype(src), TilePerAllocation<>>;

@@ -3,6 +3,8 @@
 // checks that one process can make (geometry, distributions, plan options, storage maps);
 // the collective ones (grid larger than the communicator at run time, owners seen by only
 // some ranks, overlapping storage) are in tests/mpi/robustness_errors.cpp.
+#include <climits>
+#include <cstdlib>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -20,6 +22,7 @@
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
@@ -206,6 +209,53 @@ TEST_SUITE("errors") {
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 0), "comm_size = 0");
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, 3, 2), "rank = 3");
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, -1, 2), "rank = -1");
+  }
+
+  TEST_CASE("a message split limit above the largest MPI count is refused") {
+    // Each piece's byte count becomes an MPI int: above INT_MAX it would wrap.
+    const Layout l{shape(10, 10, 3, 3), BlockCyclic(1, 1)};
+    const Region r = Region::whole({10, 10});
+    for (const index_t above : {index_t{INT_MAX} + 1, index_t{1} << 40}) {
+      CAPTURE(above);
+      PlanOptions o;
+      o.max_message_bytes = above;
+      const std::string named = "max_message_bytes = " + std::to_string(above);
+      CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), named, "INT_MAX = 2147483647");
+      CHECK_ERROR(invalid_argument, make_compact_plan(l, l, r, 0, 1, o), named,
+                  "INT_MAX = 2147483647");
+    }
+    PlanOptions largest;
+    largest.max_message_bytes = INT_MAX;
+    CHECK_NOTHROW(make_plan(l, l, r, 0, 1, largest));
+    CHECK_NOTHROW(make_compact_plan(l, l, r, 0, 1, largest));
+  }
+
+  TEST_CASE("REDIST_MAX_MESSAGE_BYTES caps the split limit; a bad value is refused") {
+    const char* name = "REDIST_MAX_MESSAGE_BYTES";
+    const char* before = std::getenv(name);
+    const std::string saved = before != nullptr ? before : "";
+    PlanOptions o;
+    ::unsetenv(name);
+    CHECK(o.with_environment().max_message_bytes == INT_MAX);
+    ::setenv(name, "4096", 1);
+    CHECK(o.with_environment().max_message_bytes == 4096);
+    o.max_message_bytes = 100;  // smaller in code: kept
+    CHECK(o.with_environment().max_message_bytes == 100);
+    o = {};
+    ::setenv(name, "2147483647", 1);
+    CHECK(o.with_environment().max_message_bytes == INT_MAX);
+    for (const char* bad : {"0", "12x", "", "-5", "2147483648", "1000000000000000000000"}) {
+      CAPTURE(bad);
+      ::setenv(name, bad, 1);
+      const std::string named = std::string("REDIST_MAX_MESSAGE_BYTES = ") + bad;
+      CHECK_ERROR(invalid_argument, o.with_environment(), named);
+    }
+    ::setenv(name, "2147483648", 1);
+    CHECK_ERROR(invalid_argument, o.with_environment(), "largest allowed, 2147483647");
+    if (before != nullptr)
+      ::setenv(name, saved.c_str(), 1);
+    else
+      ::unsetenv(name);
   }
 
   TEST_CASE("owner tables: size and owner range") {

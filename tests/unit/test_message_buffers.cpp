@@ -4,6 +4,7 @@
 // room, and the allocation is max over batches of (send + receive), within the plan's
 // PlanStats::buffer_elements.
 #include <algorithm>
+#include <climits>
 #include <random>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include <redist/layout.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
+#include <redist/transport/link.hpp>
 #include <redist/transport/message_buffers.hpp>
 
 #include <doctest/doctest.h>
@@ -96,5 +98,29 @@ TEST_CASE("message buffers: every transport choice, disjoint messages, max of se
         CHECK(b.bytes() == need * static_cast<index_t>(sizeof(double)));
       }
     }
+  }
+}
+
+TEST_CASE("message buffers: the transport cuts a message above 2^31 bytes into int counts") {
+  // Point-to-point sends each piece with an MPI int count (transport/link.hpp): every piece
+  // must be positive, at most INT_MAX bytes, and the pieces must tile the message, whatever
+  // limit the Link was given (planning refuses one above INT_MAX; the Link caps it anyway).
+  transport::Link<double, Kokkos::HostSpace> link;
+  const index_t elements = (index_t{1} << 28) + 3;  // 2^31 + 24 bytes
+  const index_t total = elements * 8;
+  for (const index_t limit : {index_t{INT_MAX}, index_t{1} << 30, index_t{1000003},
+                              index_t{INT_MAX} + 1, index_t{1} << 40}) {
+    CAPTURE(limit);
+    link.max_message_bytes = limit;
+    index_t next = 0, pieces = 0, bad = 0;
+    link.for_each_piece(elements, [&](index_t off, int bytes) {
+      bad += off != next || bytes < 1 || static_cast<index_t>(bytes) > limit;
+      next = off + bytes;
+      ++pieces;
+    });
+    const index_t cap = std::min<index_t>(limit, INT_MAX);
+    CHECK(bad == 0);
+    CHECK(next == total);
+    CHECK(pieces == (total + cap - 1) / cap);
   }
 }

@@ -284,6 +284,9 @@ class AxisGroups {
   index_t first_dst_tile(int c) const { return first_dst_tile_[static_cast<std::size_t>(c)]; }
   /// Number of pieces on the axis (kept or not).
   index_t pieces() const { return pieces_; }
+  /// Target tiles the scan visited: the planning work, at most two periods and the two
+  /// end tiles when the period is known, every touched tile otherwise.
+  index_t scanned_tiles() const { return scanned_tiles_; }
   /// Touched target tiles [dst_begin, dst_end) and source tiles [src_begin, src_end).
   index_t dst_begin() const { return dst_begin_; }
   index_t dst_end() const { return dst_end_; }
@@ -358,6 +361,7 @@ class AxisGroups {
   template <TileAxis SA, TileAxis TA, class SrcCoord, class DstCoord>
   void scan(const SA& src, const TA& dst, const AxisRegion& r, SrcCoord& src_coord,
             DstCoord& dst_coord, ScanState& state, index_t k_begin, index_t k_end) {
+    scanned_tiles_ += std::max<index_t>(0, k_end - k_begin);
     for (index_t k = k_begin; k < k_end; ++k) {
       const index_t tile_begin = dst.begin(k);
       const int ct = static_cast<int>(dst_coord(k));
@@ -453,6 +457,7 @@ class AxisGroups {
   std::vector<index_t> first_src_tile_;
   std::vector<index_t> first_dst_tile_;
   index_t pieces_ = 0;
+  index_t scanned_tiles_ = 0;
   index_t dst_begin_ = 0, dst_end_ = 0, src_begin_ = 0, src_end_ = 0;
 };
 

@@ -58,6 +58,10 @@ class CompactPlan {
   std::vector<index_t> batch_columns;
   PlanOptions options;
   bool per_axis = false;  ///< true: built from per-axis classes (both distributions grids)
+  /// Target tiles the per-axis scans visited, rows plus columns (AxisGroups::scanned_tiles):
+  /// the planning work, O(tiles per lcm period) with uniform tiles and block-cyclic grids;
+  /// 0 on the per-segment path.
+  index_t scanned_tiles = 0;
   std::vector<PieceGroup> row_groups;
   std::vector<PieceGroup> col_groups;
   FamilyList send;
@@ -216,6 +220,7 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
   AxisGroups cols = make_axis_groups<Axis::col>(src, dst, r, [&](int cs, int ct) {
     return src_col[static_cast<std::size_t>(cs)] || dst_col[static_cast<std::size_t>(ct)];
   });
+  plan.scanned_tiles = rows.scanned_tiles() + cols.scanned_tiles();
 
   // Batches exactly as make_plan, and at the same point: before the owner checks.
   {

@@ -47,6 +47,7 @@ inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
     for (std::size_t c = 0; c < p.stats.categories.size(); ++c)
       plan.stats.categories[c] += p.stats.categories[c];
     plan.stats.dst_tiles += p.stats.dst_tiles;
+    plan.scanned_tiles += p.scanned_tiles;
   }
   // One direction: messages of every part in (batch, peer) order, merged where equal.
   const auto merge = [&](FamilyList CompactPlan::*member) {

@@ -80,8 +80,8 @@ class PointToPoint {
 
  private:
   const Link<T, MemorySpace>* link_;
-  std::vector<int> pieces_left_;  ///< MPI pieces of each received chunk not in yet
-  bool staging_in_ = false;       ///< a copy from the staged receive part may be running
+  std::vector<index_t> pieces_left_;  ///< MPI pieces of each received chunk not in yet
+  bool staging_in_ = false;           ///< a copy from the staged receive part may be running
 };
 
 }  // namespace redist::transport
