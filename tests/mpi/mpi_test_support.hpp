@@ -57,16 +57,21 @@ inline ElementIndex source_of(const Region& r, ElementIndex e) {
   return {e.i - r.dst_origin.i + r.src_origin.i, e.j - r.dst_origin.j + r.src_origin.j};
 }
 
+/// Sets every local element e of m to value(e).
+template <class M, class F>
+void fill_with(M& m, F&& value) {
+  using T = typename M::value_type;
+  m.for_each_element([&](ElementIndex e, T& v) { v = value(e); });
+}
+
 template <class M>
 void fill_source(M& a) {
-  using T = typename M::value_type;
-  a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
+  fill_with(a, value_at<typename M::value_type>);
 }
 
 template <class M>
 void fill_sentinel(M& b) {
-  using T = typename M::value_type;
-  b.for_each_element([](ElementIndex, T& v) { v = sentinel<T>(); });
+  fill_with(b, [](ElementIndex) { return sentinel<typename M::value_type>(); });
 }
 
 /// Local count of source elements that differ from value_at.

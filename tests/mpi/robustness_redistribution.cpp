@@ -276,13 +276,22 @@ TEST_SUITE("robustness") {
     }
   }
 
+  /// The source and target of the message-split cases: 23 x 19 doubles on transposed grids.
+  auto split_source(const boost::mpi::communicator& world) {
+    const auto [P, Q] = grid_for(world.size());
+    return matrix<double>(Layout{uniform(23, 19, 5, 4), BlockCyclic(P, Q)});
+  }
+  auto split_target(const boost::mpi::communicator& world) {
+    const auto [P, Q] = grid_for(world.size());
+    return matrix<double>(
+        Layout{uniform(23, 19, 3, 6), BlockCyclic(Q, P, 1, 1, GridCoord{Q - 1, P - 1})},
+        ScalapackColumnMajor<>{});
+  }
+
   TEST_CASE("robustness: messages split at 1, 7 and 64 bytes") {
     boost::mpi::communicator world;
-    const auto [P, Q] = grid_for(world.size());
-    const Layout src{uniform(23, 19, 5, 4), BlockCyclic(P, Q)};
-    const Layout dst{uniform(23, 19, 3, 6), BlockCyclic(Q, P, 1, 1, GridCoord{Q - 1, P - 1})};
-    auto A = matrix<double>(src);
-    auto B = matrix<double>(dst, ScalapackColumnMajor<>{});
+    auto A = split_source(world);
+    auto B = split_target(world);
     // Between ranks of one node the executor may bypass MPI messages through a shared
     // window; REDIST_SHARED_WINDOW=0 forces real (split) MPI messages. Both must work.
     for (const char* window : window_settings())
@@ -306,11 +315,8 @@ TEST_SUITE("robustness") {
 
   TEST_CASE("robustness: REDIST_MAX_MESSAGE_BYTES caps the split limit, on every rank alike") {
     boost::mpi::communicator world;
-    const auto [P, Q] = grid_for(world.size());
-    const Layout src{uniform(23, 19, 5, 4), BlockCyclic(P, Q)};
-    const Layout dst{uniform(23, 19, 3, 6), BlockCyclic(Q, P, 1, 1, GridCoord{Q - 1, P - 1})};
-    auto A = matrix<double>(src);
-    auto B = matrix<double>(dst, ScalapackColumnMajor<>{});
+    auto A = split_source(world);
+    auto B = split_target(world);
     const Region r{{21, 18}, {2, 1}, {1, 0}};
     const ScopedEnv window("REDIST_SHARED_WINDOW", "0");  // real, split MPI messages
     {

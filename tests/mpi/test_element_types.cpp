@@ -65,13 +65,11 @@ T expected(ElementIndex e, const Region& r, const Transform<T>& t) {
 
 template <class M>
 void fill_records(M& a) {
-  using T = typename M::value_type;
-  a.for_each_element([](ElementIndex e, T& v) { v = record_at<T>(e); });
+  fill_with(a, record_at<typename M::value_type>);
 }
 template <class M>
 void fill_record_sentinel(M& b) {
-  using T = typename M::value_type;
-  b.for_each_element([](ElementIndex, T& v) { v = record_sentinel<T>(); });
+  fill_with(b, [](ElementIndex) { return record_sentinel<typename M::value_type>(); });
 }
 /// Wrong elements over all ranks: every target element, and the source left unchanged.
 template <class MA, class MB, class T>
