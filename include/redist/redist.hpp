@@ -2,10 +2,12 @@
 /// @file redist.hpp
 /// Umbrella header: everything a user of redist needs to describe layouts and move data.
 /// Opt-in, for the programs that use them (each costs more to compile than it is worth to
-/// everyone else): scalapack.hpp (descriptors, BLACS grids, gemr2d), relabel.hpp (best_relabeling,
-/// Boost.Graph min-cost flow), synthesize.hpp (targets synthesized from source holdings),
-/// phase_powers.hpp (GLPK), task_graph_boost.hpp and task_graph_graphviz.hpp (Boost.Graph views of
-/// the task graph), tools/ (the command-line tool's layout grammar and report).
+/// everyone else): distributions/heterogeneous.hpp and placements/multi_device.hpp (the
+/// per-phase layouts of docs/heterogeneous.md), scalapack.hpp (descriptors, BLACS grids,
+/// gemr2d), relabel.hpp (best_relabeling, Boost.Graph min-cost flow), synthesize.hpp
+/// (targets synthesized from source holdings), phase_powers.hpp (GLPK), task_graph_boost.hpp
+/// and task_graph_graphviz.hpp (Boost.Graph views of the task graph), tools/ (the
+/// command-line tool's layout grammar and report).
 
 #include <redist/axis_cut.hpp>
 #include <redist/config.hpp>
@@ -14,7 +16,6 @@
 #include <redist/distribution.hpp>
 #include <redist/distributions/band.hpp>
 #include <redist/distributions/block_cyclic.hpp>
-#include <redist/distributions/heterogeneous.hpp>
 #include <redist/distributions/owner_table.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/distributions/relabeled.hpp>
@@ -26,7 +27,6 @@
 #include <redist/layout.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/placement.hpp>
-#include <redist/placements/multi_device.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
