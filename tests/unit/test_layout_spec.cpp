@@ -29,27 +29,27 @@ TEST_CASE("layout spec: good inputs") {
   const LayoutSpec a = parse_layout("8192x8192/256x256/bc:1x4", "--src");
   CHECK(a.extent == Extents{8192, 8192});
   CHECK(a.tile == Extents{256, 256});
-  CHECK(a.distribution.kind == DistributionKind::block_cyclic);
-  CHECK(a.distribution.grid == GridSpec{1, 4, 1, 1});
+  CHECK(a.distribution.is<BlockCyclicSpec>());
+  CHECK(a.distribution.as<BlockCyclicSpec>().grid == GridSpec{1, 4, 1, 1});
   CHECK(a.storage == StorageKind::tile);
   CHECK(a.ranks(16) == 4);
   CHECK(to_string(a) == "8192x8192/256x256/bc:1x4/tile");
 
   const LayoutSpec b = parse_layout("100x50/7x9/bc:2x3:2x1/scalapack");
-  CHECK(b.distribution.grid == GridSpec{2, 3, 2, 1});
+  CHECK(b.distribution.as<BlockCyclicSpec>().grid == GridSpec{2, 3, 2, 1});
   CHECK(b.storage == StorageKind::scalapack);
   CHECK(to_string(b) == "100x50/7x9/bc:2x3:2x1/scalapack");
 
   const LayoutSpec c = parse_layout("10x10/3x3/random:18446744073709551615/tile");
-  CHECK(c.distribution.kind == DistributionKind::random);
-  CHECK(c.distribution.seed == 18446744073709551615ull);
+  CHECK(c.distribution.is<RandomSpec>());
+  CHECK(c.distribution.as<RandomSpec>().seed == 18446744073709551615ull);
   CHECK(c.ranks(5) == 5);
 
   const LayoutSpec d = parse_layout("64x64/8x8/band:2:1x4:2x2");
-  CHECK(d.distribution.kind == DistributionKind::band);
-  CHECK(d.distribution.band_width == 2);
-  CHECK(d.distribution.band_grid == GridSpec{1, 4, 1, 1});
-  CHECK(d.distribution.grid == GridSpec{2, 2, 1, 1});
+  CHECK(d.distribution.is<BandSpec>());
+  CHECK(d.distribution.as<BandSpec>().band_width == 2);
+  CHECK(d.distribution.as<BandSpec>().band_grid == GridSpec{1, 4, 1, 1});
+  CHECK(d.distribution.as<BandSpec>().grid == GridSpec{2, 2, 1, 1});
   CHECK(d.ranks(1) == 4);
   CHECK(to_string(d) == "64x64/8x8/band:2:1x4:2x2/tile");
 }
@@ -135,6 +135,40 @@ TEST_CASE("layout spec: bad inputs name the argument and the offending text") {
   CHECK(parse_message("10x10/2x2/bc:0x2", "--src").find("grid rows P") != std::string::npos);
 }
 
+TEST_CASE("layout spec: every distribution kind parses, prints and counts its ranks") {
+  // One sample per kind, in the grammar's order: the table and this list must agree.
+  // clang-format off
+  struct Sample { const char* dist; int ranks; };
+  const Sample samples[] = {
+    {"bc:2x3:2x1", 6}, {"random:7", 5}, {"band:2:1x4:2x2", 4}, {"hetero:1x2:1,3", 2},
+    {"hetero1d:rows:1,2,3", 3}, {"synth:5,5,5", 3}, {"bc2:2x2:2x2", 4},
+  };
+  // clang-format on
+  std::size_t index = 0;
+  std::string tags;
+  for_each_kind([&](const auto& kind) {
+    using K = std::decay_t<decltype(kind)>;
+    REQUIRE(index < std::size(samples));
+    const Sample& sample = samples[index++];
+    CAPTURE(sample.dist);
+    const LayoutSpec s = parse_layout(std::string("30x30/3x3/") + sample.dist);
+    CHECK(s.distribution.is<K>());
+    CHECK(std::string_view(sample.dist).substr(0, K::tag.size()) == K::tag);
+    CHECK(to_string(s.distribution) == sample.dist);
+    CHECK(parse_layout(to_string(s)).distribution == s.distribution);
+    CHECK(s.ranks(5) == sample.ranks);
+    // Too few fields: the kind's own usage line.
+    const std::string msg = parse_message(std::string("30x30/3x3/") + std::string(K::tag), "--src");
+    CHECK(msg.find("expected " + std::string(K::usage)) != std::string::npos);
+    tags += std::string(tags.empty() ? "" : ",") + std::string(K::tag);
+  });
+  CHECK(index == std::size(samples));
+  CHECK(tags == "bc,random,band,hetero,hetero1d,synth,bc2");
+  CHECK(parse_message("10x10/2x2/cyclic:2x2", "--src") ==
+        "redist: --src: unknown distribution (expected bc, random, band, hetero, hetero1d, synth "
+        "or bc2) 'cyclic' (in '10x10/2x2/cyclic:2x2')");
+}
+
 TEST_CASE("region spec: good and bad inputs") {
   CHECK(parse_region("4x5@1,2->3,0") == Region{{4, 5}, {1, 2}, {3, 0}});
   CHECK(parse_region("4x5") == Region{{4, 5}, {0, 0}, {0, 0}});
@@ -198,8 +232,8 @@ TEST_CASE("escape_nonprintable: raw bytes and control characters as \\xHH, UTF-8
 
 TEST_CASE("layout spec: heterogeneous, synthesized and two-level (issue 13)") {
   const LayoutSpec h = parse_layout("100x80/10x10/hetero:2x2:1,1.5,0,4", "--src");
-  CHECK(h.distribution.kind == DistributionKind::heterogeneous);
-  CHECK(h.distribution.powers == std::vector<double>{1, 1.5, 0, 4});
+  CHECK(h.distribution.is<HeterogeneousSpec>());
+  CHECK(h.distribution.as<HeterogeneousSpec>().powers == std::vector<double>{1, 1.5, 0, 4});
   CHECK(h.ranks(8) == 4);
   CHECK(to_string(h) == "100x80/10x10/hetero:2x2:1,1.5,0,4/tile");
   const auto hl = make_layout(h, 4);
@@ -208,7 +242,7 @@ TEST_CASE("layout spec: heterogeneous, synthesized and two-level (issue 13)") {
     for (index_t n = 0; n < 8; ++n) CHECK(hl.owner({m, n}) == want.owner({m, n}));
 
   const LayoutSpec r = parse_layout("100x80/10x10/hetero1d:cols:3,1,1");
-  CHECK(r.distribution.axis == Axis::col);
+  CHECK(r.distribution.as<Heterogeneous1DSpec>().axis == Axis::col);
   CHECK(r.ranks(8) == 3);
   CHECK(make_layout(r, 3).owner({4, 7}) ==
         Heterogeneous1D(Axis::col, {3, 1, 1}, {10, 8}).owner({4, 7}));
@@ -224,14 +258,14 @@ TEST_CASE("layout spec: heterogeneous, synthesized and two-level (issue 13)") {
         moves_lower_bound(tiles_per_rank(hl.distribution(), all, 4), {20, 20, 20, 20}));
   const LayoutSpec lower = with_source(parse_layout("100x100/10x10/synth:10,15,30:lower", "--dst"),
                                        parse_layout("100x100/10x10/bc:1x3"));
-  CHECK(lower.distribution.part == TileTriangle::lower);
+  CHECK(lower.distribution.as<SynthesizedSpec>().part == TileTriangle::lower);
   CHECK(tiles_per_rank(make_layout(lower, 3).distribution(),
                        TileMask{{{0, 0}, {10, 10}}, TileTriangle::lower},
                        3) == std::vector<index_t>{10, 15, 30});
 
   // bc2: block-cyclic owners, tiles on devices.
   const LayoutSpec b = parse_layout("64x64/8x8/bc2:2x2:3");
-  CHECK(b.distribution.kind == DistributionKind::block_cyclic_devices);
+  CHECK(b.distribution.is<BlockCyclicDevicesSpec>());
   CHECK(to_string(b) == "64x64/8x8/bc2:2x2:3/tile");
   CHECK(make_layout(b, 4).distribution().get().index() == 0);  // BlockCyclic
   CHECK(make_placement(b).devices() == 3);
