@@ -4,7 +4,9 @@
 //
 // Protocol, on every process of the context ICTXT (ScaLAPACK's rules: a process outside
 // A's grid has DESCA(CTXT_) = -1 and the rest of its A arguments are not read; M and N
-// are valid everywhere):
+// are valid everywhere). What is read and checked is what ScaLAPACK's REDIST/SRC/p?gemr.c
+// reads: of a descriptor CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_ and the process's own LLD_,
+// never DTYPE_ (ScaLAPACK's own testers leave it unset on one process).
 //   1. m = 0 or n = 0: return at once, as ScaLAPACK does (nothing collective).
 //   2. One MPI_Allgather over ICTXT's communicator of each process's view (its grid
 //      coordinates in A's and B's contexts, the descriptors and offsets it was given if
@@ -72,21 +74,22 @@ namespace detail {
 
 /// One side (A or B) as one process sees it; `in` = 0 outside the side's grid.
 struct Side {
-  int in, p, q, P, Q, dtype, M, N, MB, NB, RSRC, CSRC, i, j;
+  int in, p, q, P, Q, M, N, MB, NB, RSRC, CSRC, i, j;
   bool same_matrix(const Side& o) const {
-    return P == o.P && Q == o.Q && dtype == o.dtype && M == o.M && N == o.N && MB == o.MB &&
-           NB == o.NB && RSRC == o.RSRC && CSRC == o.CSRC && i == o.i && j == o.j;
+    return P == o.P && Q == o.Q && M == o.M && N == o.N && MB == o.MB && NB == o.NB &&
+           RSRC == o.RSRC && CSRC == o.CSRC && i == o.i && j == o.j;
   }
   bool valid_shape() const {
     return M >= 0 && N >= 0 && MB > 0 && NB > 0 && 0 <= RSRC && RSRC < P && 0 <= CSRC && CSRC < Q;
   }
 };
 
-/// What one process contributes to the all-gather: both sides, the first problem it
-/// found alone (param 0: none) with two numbers for the message, and whether its local
-/// arrays of A and B overlap in memory.
+/// What one process contributes to the all-gather: both sides, its M and N, the first
+/// problem it found alone (param 0: none) with two numbers for the message, and whether
+/// its local arrays of A and B overlap in memory.
 struct Record {
   Side a, b;
+  int m, n;
   int param, value, limit;
   int overlap;
 };
@@ -139,8 +142,8 @@ Side local_side(const int* desc, int i, int j, const T* array, const SideNames& 
   if (desc == nullptr || desc[1] == -1) return s;
   const GridInfo g = grid_info(desc[1]);
   if (!g.inside()) return s;
-  s = Side{1,       g.myrow, g.mycol, g.nprow, g.npcol, desc[0], desc[2],
-           desc[3], desc[4], desc[5], desc[6], desc[7], i,       j};
+  s = Side{1,       g.myrow, g.mycol, g.nprow, g.npcol, desc[2], desc[3],
+           desc[4], desc[5], desc[6], desc[7], i,       j};
   if (!s.valid_shape()) return s;  // the global checks name it
   const index_t loc_r = redist::detail::scalapack::numroc(s.M, s.MB, s.p, s.RSRC, s.P);
   const index_t loc_c = redist::detail::scalapack::numroc(s.N, s.NB, s.q, s.CSRC, s.Q);
@@ -200,7 +203,6 @@ inline void check_side(const std::vector<Record>& all, Side Record::*which, cons
     if (!ok)
       problem.add(nm.desc + off, std::string(name) + "_" + L + " = " + str(v) + " (" + rule + ")");
   };
-  field(side.dtype == 1, "DTYPE", side.dtype, "only dense descriptors, DTYPE_ = 1");
   field(side.M >= 0, "M", side.M, "must not be negative");
   field(side.N >= 0, "N", side.N, "must not be negative");
   field(side.MB > 0, "MB", side.MB, "must be positive");
@@ -273,6 +275,7 @@ void dispatch(const Call& c, const T* a, T* b) {
     const int off = c.param_offset;
     const SideNames an{3, 4, 5, 6, "A", "IA", "JA"}, bn{7, 8, 9, 10, "B", "IB", "JB"};
     detail::Record mine{};
+    mine.m = c.m, mine.n = c.n;
     mine.a = detail::local_side(c.desca, c.ia, c.ja, a, an, mine);
     mine.b = detail::local_side(c.descb, c.ib, c.jb, static_cast<const T*>(b), bn, mine);
     const index_t elements_a = detail::local_elements(mine.a, mine.a.in ? c.desca[8] : 0);
@@ -285,6 +288,17 @@ void dispatch(const Call& c, const T* a, T* b) {
                   raw);
 
     detail::Problem problem;
+    // Processes given different extents would plan different moves and wait on each other.
+    const auto agreed = [&](int detail::Record::*field, int param, const char* name) {
+      for (std::size_t r = 1; r < all.size(); ++r)
+        if (all[r].*field != all[0].*field)
+          return problem.add(param + off, std::string(name) + " differs between the processes of " +
+                                              "ICTXT: " + detail::str(all[0].*field) +
+                                              " on process 0, " + detail::str(all[r].*field) +
+                                              " on process " + detail::str(r));
+    };
+    agreed(&detail::Record::m, 1, "M");
+    agreed(&detail::Record::n, 2, "N");
     if (c.m < 0) problem.add(1 + off, "M = " + detail::str(c.m) + " (must not be negative)");
     if (c.n < 0) problem.add(2 + off, "N = " + detail::str(c.n) + " (must not be negative)");
     detail::Side sa{}, sb{};

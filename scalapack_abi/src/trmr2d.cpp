@@ -4,8 +4,8 @@
 // lower ('L') trapezoid of the m x n sub-matrix, without its diagonal for DIAG = 'U'; only
 // its elements travel (redist/triangle.hpp).
 
+#include <cctype>
 #include <complex>
-#include <string>
 
 #include "dispatch.hpp"
 
@@ -13,23 +13,27 @@
 
 namespace {
 
+/// UPLO and DIAG read as ScaLAPACK's REDIST/SRC/p?trmr2.c reads them, which accepts any
+/// character: upper for 'U' or 'u', lower for anything else; the diagonal is left out of an
+/// upper trapezoid unless DIAG is 'N' or 'n', and out of a lower one only if DIAG is 'U'
+/// or 'u'.
+redist::Triangle triangle_as_scalapack_reads(char uplo, char diag) {
+  const auto up = [](char ch) { return std::toupper(static_cast<unsigned char>(ch)); };
+  if (up(uplo) == 'U')
+    return {redist::Uplo::upper, up(diag) == 'N' ? redist::Diag::non_unit : redist::Diag::unit};
+  return {redist::Uplo::lower, up(diag) == 'U' ? redist::Diag::unit : redist::Diag::non_unit};
+}
+
 template <class T>
 void trmr2d(const char* routine, const char* uplo, const char* diag, int m, int n, const T* a,
             int ia, int ja, const int* desca, T* b, int ib, int jb, const int* descb, int ictxt) {
   redist::abi::Call c = redist::abi::make_call(routine, m, n, ia, ja, desca, ib, jb, descb, ictxt);
   c.param_offset = 2;  // UPLO and DIAG come first
-  const char u = uplo ? *uplo : '\0', d = diag ? *diag : '\0';
-  const auto upper_lower = redist::scalapack::detail::uplo_of(u);
-  const auto unit = redist::scalapack::detail::diag_of(d);
-  // Every process of the context is given the same characters (ScaLAPACK's rule), so each
-  // can refuse alone without leaving another waiting.
-  if (!upper_lower)
-    return redist::abi::report_alone(c, ictxt,
-                                     "UPLO = '" + std::string(1, u) + "' (must be 'U' or 'L')", 1);
-  if (!unit)
-    return redist::abi::report_alone(c, ictxt,
-                                     "DIAG = '" + std::string(1, d) + "' (must be 'U' or 'N')", 2);
-  c.triangle = redist::Triangle{*upper_lower, *unit};
+  // ScaLAPACK would crash on a null one. A program passes the same literals on every
+  // process, so each can refuse alone without leaving another waiting.
+  if (uplo == nullptr) return redist::abi::report_alone(c, ictxt, "UPLO is a null pointer", 1);
+  if (diag == nullptr) return redist::abi::report_alone(c, ictxt, "DIAG is a null pointer", 2);
+  c.triangle = triangle_as_scalapack_reads(*uplo, *diag);
   // The same plan-cache key as scalapack::trmr2d's.
   redist::Transform<T> t;
   t.triangle = c.triangle;

@@ -18,9 +18,10 @@
  * sentinel, A must be unchanged, and B must equal, byte for byte, what ScaLAPACK's own
  * routine (found in the ScaLAPACK library with dlopen/dlsym) writes.
  *
- * Usage: driver [--cases N] [--seed S] [--expect redist|scalapack] [--errors]
+ * Usage: driver [--cases N] [--seed S] [--expect redist|scalapack] [--errors | --lenient]
  * --errors: bad arguments instead (needs redist): each must be reported, B left alone,
- * and the program must go on. Exit status 0 when everything is right. */
+ * and the program must go on. --lenient: odd arguments that ScaLAPACK accepts (lenient()
+ * below). Exit status 0 when everything is right. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>
@@ -62,8 +63,8 @@ void Cpztrmr2d(char*, char*, int, int, void*, int, int, int*, void*, int, int, i
 void Cpitrmr2d(char*, char*, int, int, int*, int, int, int*, int*, int, int, int*, int);
 void pstrmr2d_(char*, char*, const int*, const int*, float*, const int*, const int*, int*, float*,
                const int*, const int*, int*, const int*);
-void pdtrmr2d_(char*, char*, const int*, const int*, double*, const int*, const int*, int*,
-               double*, const int*, const int*, int*, const int*);
+void pdtrmr2d_(char*, char*, const int*, const int*, double*, const int*, const int*, int*, double*,
+               const int*, const int*, int*, const int*);
 void pctrmr2d_(char*, char*, const int*, const int*, void*, const int*, const int*, int*, void*,
                const int*, const int*, int*, const int*);
 void pztrmr2d_(char*, char*, const int*, const int*, void*, const int*, const int*, int*, void*,
@@ -311,8 +312,11 @@ static long one_case(int t, int number, int instance, int verbose) {
         "case %d %c%s%s: A %dx%d/%dx%d src(%d,%d) on %dx%d at (%d,%d); B %dx%d/%dx%d src(%d,%d) "
         "on %dx%d at (%d,%d); %d x %d\n",
         number, letter[t], fortran ? " (Fortran entry)" : "",
-        tr_uplo ? (tr_uplo == 'U' ? (unit ? " trmr2d U U" : " trmr2d U N") : (unit ? " trmr2d L U" : " trmr2d L N")) : "", a.M, a.N, a.MB, a.NB, a.RSRC, a.CSRC,
-        a.P, a.Q, a.i, a.j, b.M, b.N, b.MB, b.NB, b.RSRC, b.CSRC, b.P, b.Q, b.i, b.j, m, n);
+        tr_uplo ? (tr_uplo == 'U' ? (unit ? " trmr2d U U" : " trmr2d U N")
+                                  : (unit ? " trmr2d L U" : " trmr2d L N"))
+                : "",
+        a.M, a.N, a.MB, a.NB, a.RSRC, a.CSRC, a.P, a.Q, a.i, a.j, b.M, b.N, b.MB, b.NB, b.RSRC,
+        b.CSRC, b.P, b.Q, b.i, b.j, m, n);
   /* Outside a grid: half the processes pass a garbage pointer, which must not be read. */
   unsigned char* garbage = (unsigned char*)(uintptr_t)16;
   const int use_garbage = rnd(0, 1);
@@ -413,9 +417,15 @@ static long errors(void) {
   Cpdgemr2d(5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);
   db[8] = 20;
   Cpdgemr2d(-1, 5, A, 1, 1, da, B, 1, 1, db, ctxt); /* M < 0: parameter 1 */
-  char bad_uplo = 'X', bad_diag = 'Q', upper = 'U', non_unit = 'N';
-  Cpdtrmr2d(&bad_uplo, &non_unit, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt); /* UPLO: parameter 1 */
-  Cpdtrmr2d(&upper, &bad_diag, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);    /* DIAG: parameter 2 */
+  /* Disagreement: processes given different values would plan different moves. */
+  Cpdgemr2d(me == np - 1 ? 6 : 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt); /* M: parameter 1 */
+  if (me == np - 1) da[4] = 4; /* MB_A on one process of A's grid: parameter 6 */
+  Cpdgemr2d(5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);
+  da[4] = 3;
+  Cpdgemr2d(5, 5, A, 1, 1, da, B, 1, me == np - 1 ? 2 : 1, db, ctxt); /* JB: parameter 10 */
+  char upper = 'U', non_unit = 'N';
+  Cpdtrmr2d(NULL, &non_unit, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt); /* UPLO: parameter 1 */
+  Cpdtrmr2d(&upper, NULL, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);    /* DIAG: parameter 2 */
   da[4] = 0; /* MB_A = 0: parameter 8 of p?trmr2d */
   Cpdtrmr2d(&upper, &non_unit, 5, 5, A, 1, 1, da, B, 1, 1, db, ctxt);
   da[4] = 3;
@@ -435,8 +445,70 @@ static long errors(void) {
   return bad;
 }
 
+/* Calls that ScaLAPACK accepts although some arguments look wrong, as its own REDIST
+ * testers make them: DTYPE_ unset on one process and different on others (ScaLAPACK never
+ * reads it); on the process outside each grid (np >= 2), CTXT_ = -1 beside a garbage LLD_,
+ * IA and JA; UPLO and DIAG other than 'U', 'L' and 'N'. Each call must write B byte for
+ * byte as ScaLAPACK's own routine does, and that must be the expected trapezoid. */
+static long lenient(void) {
+  /* UPLO and DIAG as passed, then as ScaLAPACK reads them ({0, 0, 0, 'N'}: p?gemr2d). */
+  static const char odd[][4] = {{0, 0, 0, 'N'},       {'x', 'N', 'L', 'N'}, {'u', 'q', 'U', 'U'},
+                                {'L', 'q', 'L', 'N'}, {' ', 'n', 'L', 'N'}, {'U', 'n', 'U', 'N'}};
+  long bad = 0;
+  for (int k = 0; k < (int)(sizeof odd / sizeof odd[0]); ++k) {
+    const int t = k % TYPES;
+    struct side a = {0}, b = {0};
+    a.P = 1, a.Q = np > 1 ? np - 1 : 1, b.P = a.Q, b.Q = 1;
+    struct side* sides[2] = {&a, &b};
+    for (int e = 0; e < 2; ++e) {
+      struct side* s = sides[e];
+      s->M = rnd(20, 60), s->N = rnd(20, 60), s->MB = rnd(1, 9), s->NB = rnd(1, 9);
+      s->RSRC = rnd(0, s->P - 1), s->CSRC = rnd(0, s->Q - 1);
+    }
+    const int m = rnd(1, a.M < b.M ? a.M : b.M), n = rnd(1, a.N < b.N ? a.N : b.N);
+    a.i = rnd(1, a.M - m + 1), a.j = rnd(1, a.N - n + 1);
+    b.i = rnd(1, b.M - m + 1), b.j = rnd(1, b.N - n + 1);
+    make_side(&a, t, 1);
+    make_side(&b, t, 0);
+    for (int e = 0; e < 2; ++e) {
+      struct side* s = sides[e];
+      if (s->myrow >= 0)
+        s->desc[0] = me == 0 ? 0x5eed : 1 + me % 2;
+      else
+        s->desc[8] = -77;
+    }
+    const int ictxt = make_ictxt();
+    const int ia = a.myrow < 0 ? -3 : a.i, ja = a.myrow < 0 ? -3 : a.j;
+    const int ib = b.myrow < 0 ? -3 : b.i, jb = b.myrow < 0 ? -3 : b.j;
+    const size_t bytes = b.data ? (size_t)b.lld * b.locc * size_of[t] : 0;
+    unsigned char* ref = bytes ? malloc(bytes) : NULL;
+    refill(&b, ref, t);
+    if (odd[k][0]) {
+      char u = odd[k][0], d = odd[k][1];
+      linked_tc[t](&u, &d, m, n, a.data, ia, ja, a.desc, b.data, ib, jb, b.desc, ictxt);
+      ref_tc[t](&u, &d, m, n, a.data, ia, ja, a.desc, ref, ib, jb, b.desc, ictxt);
+    } else {
+      linked_c[t](m, n, a.data, ia, ja, a.desc, b.data, ib, jb, b.desc, ictxt);
+      ref_c[t](m, n, a.data, ia, ja, a.desc, ref, ib, jb, b.desc, ictxt);
+    }
+    tr_uplo = odd[k][2], tr_diag = odd[k][3];
+    long wrong = check(&b, b.data, t, m, n, &a, 0) + (bytes && memcmp(ref, b.data, bytes) != 0);
+    tr_uplo = 0;
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0)
+      printf("lenient %d %c UPLO '%c' DIAG '%c': %s\n", k, letter[t], odd[k][0] ? odd[k][0] : '-',
+             odd[k][1] ? odd[k][1] : '-', wrong ? "FAILED" : "ok");
+    bad += wrong;
+    free(a.data), free(b.data), free(ref);
+    if (a.ctxt >= 0) Cblacs_gridexit(a.ctxt);
+    if (b.ctxt >= 0) Cblacs_gridexit(b.ctxt);
+    Cblacs_gridexit(ictxt);
+  }
+  return bad;
+}
+
 int main(int argc, char** argv) {
-  int cases = 20, verbose = 0, error_mode = 0;
+  int cases = 20, verbose = 0, error_mode = 0, lenient_mode = 0;
   unsigned long long seed = 12345;
   const char* expect = NULL;
   for (int k = 1; k < argc; ++k) {
@@ -450,6 +522,8 @@ int main(int argc, char** argv) {
       verbose = 1;
     else if (!strcmp(argv[k], "--errors"))
       error_mode = 1;
+    else if (!strcmp(argv[k], "--lenient"))
+      lenient_mode = 1;
   }
   Cblacs_pinfo(&me, &np);
   list_shapes();
@@ -474,6 +548,10 @@ int main(int argc, char** argv) {
   } else if (!lib || !ref_c[D] || !ref_tc[D]) {
     if (me == 0) printf("driver: FAILED: ScaLAPACK's own routines not found\n");
     status = 1;
+  } else if (lenient_mode) {
+    const long bad = lenient();
+    if (me == 0) printf("driver: lenient calls: %s\n", bad ? "FAILED" : "all as ScaLAPACK");
+    status = bad != 0;
   } else if (error_mode) {
     if (!version) {
       if (me == 0) printf("driver: --errors needs redist_scalapack (ScaLAPACK exits)\n");
