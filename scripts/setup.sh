@@ -16,9 +16,10 @@ packages=(
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 fi
-# Extra tools for the OpenMP Kokkos built from Debian's trilinos source:
-# scripts/setup.sh --kokkos-openmp (scripts/build-kokkos-openmp.sh)
-if [ "${1:-}" = "--kokkos-openmp" ]; then
+# Extra tools for unpacking Debian source packages: the OpenMP Kokkos built from trilinos'
+# (scripts/setup.sh --kokkos-openmp, scripts/build-kokkos-openmp.sh) and ScaLAPACK's testers
+# (--source-packages, scripts/scalapack-testers.sh)
+if [ "${1:-}" = "--kokkos-openmp" ] || [ "${1:-}" = "--source-packages" ]; then
   packages+=(dpkg-dev xz-utils)
 fi
 
