@@ -12,7 +12,6 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -117,7 +116,7 @@ index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape s
 /// run too.
 template <class T>
 void check_random_moves(const boost::mpi::communicator& comm, unsigned seed, int cases) {
-  std::mt19937 g(seed);
+  Rng g(seed);
   const std::vector<Op> ops = random_ops<T>();
   for (int k = 0; k < cases; ++k) {
     const Op op = ops[static_cast<std::size_t>(k) % ops.size()];

@@ -20,6 +20,7 @@
 
 #include <redist/redist.hpp>
 
+#include "../support/generators.hpp"
 #include "mpi_harness.hpp"
 
 namespace redist::test {
@@ -218,19 +219,6 @@ inline bool point_to_point_only() { return expected_transport() == "point-to-poi
 inline std::vector<const char*> window_settings() {
   if (point_to_point_only()) return {"0"};
   return {"0", "1"};
-}
-
-/// A near-square P x Q grid with P * Q == n and P <= Q.
-inline std::pair<int, int> near_square_grid(int n) {
-  int p = static_cast<int>(std::sqrt(static_cast<double>(n)));
-  while (p > 1 && n % p != 0) --p;
-  return {p, n / p};
-}
-
-/// A dynamic uniform tiling of rows x cols elements in mb x nb tiles.
-inline Tiling<UniformAxis<>, UniformAxis<>> uniform(index_t rows, index_t cols, index_t mb,
-                                                    index_t nb) {
-  return {UniformAxis<>(rows, mb), UniformAxis<>(cols, nb)};
 }
 
 }  // namespace redist::test

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <random>
 #include <vector>
 
 #include <redist/redist.hpp>
@@ -46,14 +45,11 @@ struct AxisSpec {
   std::vector<index_t> bounds;
 };
 
-inline AxisSpec random_axis(std::mt19937& g, index_t n, index_t max_tile) {
+inline AxisSpec random_axis_spec(Rng& g, index_t n, index_t max_tile) {
   AxisSpec a;
-  a.irregular = g() % 3 == 0;
-  a.tile = 1 + static_cast<index_t>(g() % static_cast<unsigned>(max_tile));
-  a.bounds = {0};
-  while (a.bounds.back() < n)
-    a.bounds.push_back(std::min(
-        n, a.bounds.back() + 1 + static_cast<index_t>(g() % static_cast<unsigned>(max_tile))));
+  a.irregular = g.chance(33);
+  a.tile = g.in(1, max_tile);
+  a.bounds = random_bounds(g, n, {0, max_tile});
   return a;
 }
 
@@ -67,17 +63,15 @@ struct Case {
   bool scalapack_target = false;
 };
 
-inline Case random_case(std::mt19937& g, int np, Op op, index_t max_tile) {
+inline Case random_case(Rng& g, int np, Op op, index_t max_tile) {
   Case c;
-  const auto dim = [&](index_t lo, index_t hi) {
-    return lo + static_cast<index_t>(g() % static_cast<unsigned>(hi - lo + 1));
-  };
+  const auto dim = [&](index_t lo, index_t hi) { return g.in(lo, hi); };
   const auto grid = [&](int& p, int& q) {
-    const int used = 1 + static_cast<int>(g() % static_cast<unsigned>(np));
+    const int used = static_cast<int>(g.in(1, np));
     std::vector<int> divisors;
     for (int d = 1; d <= used; ++d)
       if (used % d == 0) divisors.push_back(d);
-    p = divisors[g() % divisors.size()];
+    p = g.pick(divisors);
     q = used / p;
   };
   c.src_size = {dim(1, 45), dim(1, 45)};
@@ -87,17 +81,15 @@ inline Case random_case(std::mt19937& g, int np, Op op, index_t max_tile) {
   c.region = Region{{R, C},
                     {dim(0, c.src_size.rows - R), dim(0, c.src_size.cols - C)},
                     {dim(0, c.dst_size.rows - target.rows), dim(0, c.dst_size.cols - target.cols)}};
-  c.src_rows = random_axis(g, c.src_size.rows, max_tile);
-  c.src_cols = random_axis(g, c.src_size.cols, max_tile);
-  c.dst_rows = random_axis(g, c.dst_size.rows, max_tile);
-  c.dst_cols = random_axis(g, c.dst_size.cols, max_tile);
+  c.src_rows = random_axis_spec(g, c.src_size.rows, max_tile);
+  c.src_cols = random_axis_spec(g, c.src_size.cols, max_tile);
+  c.dst_rows = random_axis_spec(g, c.dst_size.rows, max_tile);
+  c.dst_cols = random_axis_spec(g, c.dst_size.cols, max_tile);
   grid(c.sp, c.sq);
   grid(c.dp, c.dq);
-  c.src_first = {static_cast<int>(g() % static_cast<unsigned>(c.sp)),
-                 static_cast<int>(g() % static_cast<unsigned>(c.sq))};
-  c.dst_first = {static_cast<int>(g() % static_cast<unsigned>(c.dp)),
-                 static_cast<int>(g() % static_cast<unsigned>(c.dq))};
-  c.scalapack_target = g() % 2 == 0;
+  c.src_first = {static_cast<int>(g.in(0, c.sp - 1)), static_cast<int>(g.in(0, c.sq - 1))};
+  c.dst_first = {static_cast<int>(g.in(0, c.dp - 1)), static_cast<int>(g.in(0, c.dq - 1))};
+  c.scalapack_target = g.chance(50);
   return c;
 }
 

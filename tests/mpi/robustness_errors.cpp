@@ -17,6 +17,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/generators.hpp"
+
 namespace {
 
 using namespace redist;
@@ -51,10 +53,7 @@ void check_collective_message(const std::string& msg,
   world.barrier();
 }
 
-using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
-Uniform uniform(index_t rows, index_t cols, index_t mb, index_t nb) {
-  return Uniform{UniformAxis<>(rows, mb), UniformAxis<>(cols, nb)};
-}
+using test::uniform;
 
 /// A user distribution whose owner of `bad_tile` is `bad` on rank `liar` only (every
 /// other rank, and every other tile, sees a valid owner): a bug only some ranks see.

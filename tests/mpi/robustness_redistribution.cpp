@@ -47,17 +47,7 @@ index_t sum(const boost::mpi::communicator& comm, index_t v) {
 }
 
 /// P x Q with P * Q == n, P <= Q, as square as possible.
-std::pair<int, int> grid_for(int n) {
-  int p = 1;
-  for (int d = 1; d * d <= n; ++d)
-    if (n % d == 0) p = d;
-  return {p, n / p};
-}
-
-using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
-Uniform uniform(index_t rows, index_t cols, index_t mb, index_t nb) {
-  return Uniform{UniformAxis<>(rows, mb), UniformAxis<>(cols, nb)};
-}
+using test::uniform;
 
 /// Host copy of every allocation of a matrix.
 template <class M>
@@ -138,7 +128,7 @@ TiledMatrix<T, L, P> matrix(const L& layout, P placement = {}) {
 TEST_SUITE("robustness") {
   TEST_CASE("robustness: gather to one rank and scatter from one rank") {
     boost::mpi::communicator world;
-    const auto [P, Q] = grid_for(world.size());
+    const auto [P, Q] = test::near_square_grid(world.size());
     const Layout one{uniform(37, 41, 5, 6), BlockCyclic(1, 1)};
     const Layout all{uniform(37, 41, 4, 7), BlockCyclic(P, Q)};
     const std::vector<Region> regions{Region::whole({37, 41}), Region{{20, 33}, {17, 3}, {9, 8}}};
@@ -202,7 +192,7 @@ TEST_SUITE("robustness") {
 
   TEST_CASE("robustness: an empty region is a no-op on every rank") {
     boost::mpi::communicator world;
-    const auto [P, Q] = grid_for(world.size());
+    const auto [P, Q] = test::near_square_grid(world.size());
     const Layout src{uniform(20, 24, 3, 5), BlockCyclic(P, Q)};
     const Layout dst{uniform(22, 18, 4, 4), BlockCyclic(Q, P)};
     auto A = matrix<double>(src);
@@ -229,7 +219,7 @@ TEST_SUITE("robustness") {
 
   TEST_CASE("robustness: one plan executed 100 times") {
     boost::mpi::communicator world;
-    const auto [P, Q] = grid_for(world.size());
+    const auto [P, Q] = test::near_square_grid(world.size());
     const Layout src{Tiling{IrregularAxis({0, 2, 7, 8, 15, 19}), UniformAxis<>(17, 4)},
                      BlockCyclic(P, Q)};
     const Layout dst{uniform(21, 16, 3, 5), RandomDistribution(world.size(), 11)};
@@ -278,11 +268,11 @@ TEST_SUITE("robustness") {
 
   /// The source and target of the message-split cases: 23 x 19 doubles on transposed grids.
   auto split_source(const boost::mpi::communicator& world) {
-    const auto [P, Q] = grid_for(world.size());
+    const auto [P, Q] = test::near_square_grid(world.size());
     return matrix<double>(Layout{uniform(23, 19, 5, 4), BlockCyclic(P, Q)});
   }
   auto split_target(const boost::mpi::communicator& world) {
-    const auto [P, Q] = grid_for(world.size());
+    const auto [P, Q] = test::near_square_grid(world.size());
     return matrix<double>(
         Layout{uniform(23, 19, 3, 6), BlockCyclic(Q, P, 1, 1, GridCoord{Q - 1, P - 1})},
         ScalapackColumnMajor<>{});

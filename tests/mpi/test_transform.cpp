@@ -5,7 +5,6 @@
 // target element is checked (outside the region: its initial value), and the source is unchanged.
 #include <algorithm>
 #include <complex>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -48,7 +47,7 @@ index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape s
 
 template <class T>
 void check_random_transforms(const boost::mpi::communicator& comm, unsigned seed, int cases) {
-  std::mt19937 g(seed);
+  Rng g(seed);
   const std::vector<Op> ops = random_ops<T>();
   for (int k = 0; k < cases; ++k) {
     const Op op = ops[static_cast<std::size_t>(k) % ops.size()];

@@ -36,27 +36,6 @@ using test::Rng;
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
 constexpr index_t unlimited = std::numeric_limits<index_t>::max();
 
-/// Tiles of 1..max_tile elements, sometimes one very wide tile (a column that alone may
-/// exceed the budget).
-IrregularAxis random_axis(Rng& g, index_t extent, index_t max_tile) {
-  std::vector<index_t> b{0};
-  for (index_t x = g.in(1, max_tile); x < extent; x += g.in(1, max_tile))
-    if (b.back() < x) b.push_back(x);
-  b.push_back(extent);
-  return IrregularAxis(std::move(b));
-}
-
-BlockCyclic random_block_cyclic(Rng& g, int np) {
-  std::vector<std::pair<int, int>> grids;
-  for (int p = 1; p <= np; ++p)
-    for (int q = 1; p * q <= np; ++q) grids.push_back({p, q});
-  const auto [P, Q] =
-      grids[static_cast<std::size_t>(g.in(0, static_cast<index_t>(grids.size()) - 1))];
-  const index_t kp = g.in(1, 2), kq = g.in(1, 2);
-  const GridCoord first{static_cast<int>(g.in(0, P - 1)), static_cast<int>(g.in(0, Q - 1))};
-  return BlockCyclic(P, Q, kp, kq, first);
-}
-
 template <class SD, class DD>
 struct Config {
   Layout<Shape, SD> src;
@@ -82,9 +61,9 @@ Config<SD, DD> random_config(Rng& g) {
   const int np = static_cast<int>(g.in(1, 4));
   const index_t sm = g.in(1, 40), sn = g.in(1, 40), dm = g.in(1, 40), dn = g.in(1, 40);
   const index_t wide = g.chance(30) ? 20 : 6;
-  Layout<Shape, SD> src{Shape{random_axis(g, sm, 6), random_axis(g, sn, wide)},
+  Layout<Shape, SD> src{Shape{random_axis(g, sm, {0, 6}), random_axis(g, sn, {0, wide})},
                         random_distribution<SD>(g, np)};
-  Layout<Shape, DD> dst{Shape{random_axis(g, dm, 6), random_axis(g, dn, 6)},
+  Layout<Shape, DD> dst{Shape{random_axis(g, dm, {0, 6}), random_axis(g, dn, {0, 6})},
                         random_distribution<DD>(g, np)};
   const index_t rows = g.in(1, std::min(sm, dm)), cols = g.in(1, std::min(sn, dn));
   const Region r{{rows, cols},

@@ -36,27 +36,6 @@ using test::Rng;
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
 using L = Layout<Shape, BlockCyclic>;
 
-IrregularAxis random_axis(Rng& g, index_t extent) {
-  std::vector<index_t> b{0};
-  if (g.chance(50)) {  // uniform, partial last tile
-    const index_t t = g.in(1, 9);
-    for (index_t x = t; x < extent; x += t) b.push_back(x);
-  } else {  // irregular, 1x1 tiles included
-    for (index_t x = g.in(1, 9); x < extent; x += g.in(1, 9)) b.push_back(x);
-  }
-  b.push_back(extent);
-  return IrregularAxis(std::move(b));
-}
-
-BlockCyclic random_block_cyclic(Rng& g, int np) {
-  const int P = static_cast<int>(g.in(1, np));
-  const int Q = static_cast<int>(g.in(1, np / P));
-  const index_t kp = g.in(1, 2), kq = g.in(1, 2);
-  const GridCoord first{static_cast<int>(g.in(0, P - 1)), static_cast<int>(g.in(0, Q - 1))};
-  return BlockCyclic(P, Q, kp, kq, first,
-                     g.chance(50) ? GridOrder::row_major : GridOrder::column_major);
-}
-
 double value_at(index_t i, index_t j) { return static_cast<double>(i * 100003 + j + 1); }
 constexpr double unset = -1.0;
 
@@ -192,12 +171,11 @@ Totals random_moves(std::uint64_t seed, int count) {
   for (int k = 0; k < count; ++k) {
     const int np = static_cast<int>(g.in(1, 5));
     const index_t sm = g.in(1, 60), sn = g.in(1, 40), dm = g.in(1, 60), dn = g.in(1, 40);
-    const L src{Shape{random_axis(g, sm), random_axis(g, sn)}, random_block_cyclic(g, np)};
-    const L dst{Shape{random_axis(g, dm), random_axis(g, dn)}, random_block_cyclic(g, np)};
-    const index_t rows = g.in(0, std::min(sm, dm)), cols = g.in(0, std::min(sn, dn));
-    const Region region{{rows, cols},
-                        {g.in(0, sm - rows), g.in(0, sn - cols)},
-                        {g.in(0, dm - rows), g.in(0, dn - cols)}};
+    const L src{Shape{random_axis(g, sm), random_axis(g, sn)},
+                random_block_cyclic(g, np, {2, true})};
+    const L dst{Shape{random_axis(g, dm), random_axis(g, dn)},
+                random_block_cyclic(g, np, {2, true})};
+    const Region region = test::random_region(g, {sm, sn}, {dm, dn});
     PlanOptions o;
     o.batch = g.in(0, 3);
     const index_t chunk = g.chance(50) ? g.in(1, 64) : index_t{1} << 20;

@@ -75,37 +75,13 @@ struct OpaqueBlockCyclic {
 static_assert(!GridDistribution<OpaqueBlockCyclic>);
 
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
-
-IrregularAxis random_axis(Rng& g, index_t extent) {
-  std::vector<index_t> b{0};
-  if (g.chance(60)) {  // uniform, partial last tile
-    const index_t t = g.in(1, 7);
-    for (index_t x = t; x < extent; x += t) b.push_back(x);
-  } else {  // irregular, 1x1 tiles included
-    for (index_t x = g.in(1, 6); x < extent; x += g.in(1, 6)) b.push_back(x);
-  }
-  b.push_back(extent);
-  return IrregularAxis(std::move(b));
-}
-
-std::pair<int, int> random_grid(Rng& g, int np) {
-  std::vector<std::pair<int, int>> grids;
-  for (int p = 1; p <= 4; ++p)
-    for (int q = 1; q <= 4 && p * q <= np; ++q) grids.push_back({p, q});
-  return grids[static_cast<std::size_t>(g.in(0, static_cast<index_t>(grids.size()) - 1))];
-}
-
-BlockCyclic random_block_cyclic(Rng& g, int np) {
-  const auto [P, Q] = random_grid(g, np);
-  // One draw per statement: argument evaluation order is unspecified.
-  const index_t kp = g.in(1, 3), kq = g.in(1, 3);
-  const GridCoord first{static_cast<int>(g.in(0, P - 1)), static_cast<int>(g.in(0, Q - 1))};
-  const GridOrder order = g.chance(30) ? GridOrder::column_major : GridOrder::row_major;
-  return BlockCyclic(P, Q, kp, kq, first, order);
-}
+/// Uniform tiles (the last partial) 60 % of the time, else irregular with 1x1 tiles.
+constexpr test::AxisDraw axes{60, 7};
+/// Grids of sides up to 4, super-tiles up to 3, both grid orders.
+constexpr test::BlockCyclicDraw grids{3, true, 4};
 
 ScatteredGrid random_scattered(Rng& g, int np) {
-  const auto [P, Q] = random_grid(g, np);
+  const auto [P, Q] = random_grid(g, np, grids.max_side);
   return ScatteredGrid{P, Q, static_cast<int>(g.in(1, std::min(np, P * Q))), g.engine(), -1};
 }
 
@@ -113,7 +89,7 @@ template <class D>
 D random_distribution(Rng& g, int np);
 template <>
 BlockCyclic random_distribution<BlockCyclic>(Rng& g, int np) {
-  return random_block_cyclic(g, np);
+  return random_block_cyclic(g, np, grids);
 }
 template <>
 ScatteredGrid random_distribution<ScatteredGrid>(Rng& g, int np) {
@@ -126,7 +102,7 @@ RandomDistribution random_distribution<RandomDistribution>(Rng& g, int np) {
 }
 template <>
 OpaqueBlockCyclic random_distribution<OpaqueBlockCyclic>(Rng& g, int np) {
-  return OpaqueBlockCyclic{random_block_cyclic(g, np)};
+  return OpaqueBlockCyclic{random_block_cyclic(g, np, grids)};
 }
 
 template <class SD, class DD, class S = Shape>
@@ -142,14 +118,11 @@ template <class SD, class DD>
 Config<SD, DD> random_config(Rng& g) {
   const int np = g.chance(85) ? static_cast<int>(g.in(1, 6)) : static_cast<int>(g.in(7, 16));
   const index_t sm = g.in(1, 48), sn = g.in(1, 48), dm = g.in(1, 48), dn = g.in(1, 48);
-  Layout<Shape, SD> src{Shape{random_axis(g, sm), random_axis(g, sn)},
+  Layout<Shape, SD> src{Shape{random_axis(g, sm, axes), random_axis(g, sn, axes)},
                         random_distribution<SD>(g, np)};
-  Layout<Shape, DD> dst{Shape{random_axis(g, dm), random_axis(g, dn)},
+  Layout<Shape, DD> dst{Shape{random_axis(g, dm, axes), random_axis(g, dn, axes)},
                         random_distribution<DD>(g, np)};
-  const index_t rows = g.in(0, std::min(sm, dm)), cols = g.in(0, std::min(sn, dn));
-  const Region r{{rows, cols},
-                 {g.in(0, sm - rows), g.in(0, sn - cols)},
-                 {g.in(0, dm - rows), g.in(0, dn - cols)}};
+  const Region r = test::random_region(g, {sm, sn}, {dm, dn});
   PlanOptions o;
   const index_t b = g.in(0, 3);
   o.batch = b == 3 ? 0 : b;
@@ -169,8 +142,10 @@ Config<BlockCyclic, BlockCyclic, Uniform> random_uniform_config(Rng& g) {
     const index_t e = extent + g.in(0, 9), tile = g.in(1, 5);
     return UniformAxis<>(e, tile);
   };
-  Layout<Uniform, BlockCyclic> src{Uniform{uniform(m), uniform(n)}, random_block_cyclic(g, np)};
-  Layout<Uniform, BlockCyclic> dst{Uniform{uniform(m), uniform(n)}, random_block_cyclic(g, np)};
+  Layout<Uniform, BlockCyclic> src{Uniform{uniform(m), uniform(n)},
+                                   random_block_cyclic(g, np, grids)};
+  Layout<Uniform, BlockCyclic> dst{Uniform{uniform(m), uniform(n)},
+                                   random_block_cyclic(g, np, grids)};
   const index_t rows = m - g.in(0, 9), cols = n - g.in(0, 9);
   const Region r{{rows, cols},
                  {g.in(0, src.extents().rows - rows), g.in(0, src.extents().cols - cols)},
@@ -497,7 +472,8 @@ TEST_CASE("compact plan: skipping whole periods gives the groups of a full scan"
   int skipped = 0;
   for (int k = 0; k < 500; ++k) {
     CAPTURE(k);
-    const BlockCyclic sd = random_block_cyclic(g, 16), dd = random_block_cyclic(g, 16);
+    const BlockCyclic sd = random_block_cyclic(g, 16, grids),
+                      dd = random_block_cyclic(g, 16, grids);
     const index_t length = g.in(0, 600);
     const index_t se = length + g.in(0, 20), st = g.in(1, 7);
     const index_t te = length + g.in(0, 20), tt = g.in(1, 7);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include <redist/distributions/block_cyclic.hpp>
@@ -17,6 +16,8 @@
 #include <redist/tile_shapes/uniform_axis.hpp>
 
 #include <doctest/doctest.h>
+
+#include "unit_test_support.hpp"
 
 namespace {
 
@@ -34,34 +35,18 @@ struct AnyDistribution {
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
 using AnyLayout = Layout<Shape, AnyDistribution>;
 
-IrregularAxis random_axis(std::mt19937_64& g, index_t extent) {
-  std::uniform_int_distribution<int> kind(0, 2);
-  std::vector<index_t> b{0};
-  if (kind(g) == 0) {  // uniform with a partial last tile
-    const index_t t = std::uniform_int_distribution<index_t>(1, 9)(g);
-    for (index_t x = t; x < extent; x += t) b.push_back(x);
-  } else {  // irregular, 1x1 tiles included
-    std::uniform_int_distribution<index_t> step(1, 8);
-    for (index_t x = step(g); x < extent; x += step(g)) b.push_back(x);
-  }
-  b.push_back(extent);
-  return IrregularAxis(std::move(b));
-}
+using test::Rng;
+/// Uniform tiles (the last partial) a third of the time, else irregular with 1x1 tiles.
+constexpr test::AxisDraw axes{33, 9};
 
-AnyDistribution random_distribution(std::mt19937_64& g, int np) {
+AnyDistribution random_distribution(Rng& g, int np) {
   AnyDistribution d;
-  if (std::uniform_int_distribution<int>(0, 2)(g) == 0) {
+  if (g.chance(33)) {
     d.random = true;
-    d.rnd = RandomDistribution(std::uniform_int_distribution<int>(1, np)(g), g());
+    const int ranks = static_cast<int>(g.in(1, np));
+    d.rnd = RandomDistribution(ranks, g.engine());
   } else {
-    std::vector<std::pair<int, int>> grids;
-    for (int p = 1; p <= np; ++p)
-      for (int q = 1; p * q <= np; ++q) grids.push_back({p, q});
-    const auto [P, Q] = grids[std::uniform_int_distribution<std::size_t>(0, grids.size() - 1)(g)];
-    std::uniform_int_distribution<index_t> k(1, 3);
-    d.bc = BlockCyclic(P, Q, k(g), k(g),
-                       GridCoord{std::uniform_int_distribution<int>(0, P - 1)(g),
-                                 std::uniform_int_distribution<int>(0, Q - 1)(g)});
+    d.bc = test::random_block_cyclic(g, np, {3});
   }
   return d;
 }
@@ -73,23 +58,18 @@ struct Config {
   PlanOptions options;
 };
 
-Config random_config(std::mt19937_64& g) {
-  std::uniform_int_distribution<index_t> ext(1, 40);
-  const int np = std::uniform_int_distribution<int>(1, 6)(g);
-  const index_t sm = ext(g), sn = ext(g), dm = ext(g), dn = ext(g);
-  AnyLayout src{Shape{random_axis(g, sm), random_axis(g, sn)}, random_distribution(g, np)};
-  AnyLayout dst{Shape{random_axis(g, dm), random_axis(g, dn)}, random_distribution(g, np)};
-  const index_t rows = std::uniform_int_distribution<index_t>(0, std::min(sm, dm))(g);
-  const index_t cols = std::uniform_int_distribution<index_t>(0, std::min(sn, dn))(g);
-  const Region r{{rows, cols},
-                 {std::uniform_int_distribution<index_t>(0, sm - rows)(g),
-                  std::uniform_int_distribution<index_t>(0, sn - cols)(g)},
-                 {std::uniform_int_distribution<index_t>(0, dm - rows)(g),
-                  std::uniform_int_distribution<index_t>(0, dn - cols)(g)}};
+Config random_config(Rng& g) {
+  const int np = static_cast<int>(g.in(1, 6));
+  const index_t sm = g.in(1, 40), sn = g.in(1, 40), dm = g.in(1, 40), dn = g.in(1, 40);
+  AnyLayout src{Shape{random_axis(g, sm, axes), random_axis(g, sn, axes)},
+                random_distribution(g, np)};
+  AnyLayout dst{Shape{random_axis(g, dm, axes), random_axis(g, dn, axes)},
+                random_distribution(g, np)};
+  const Region r = test::random_region(g, {sm, sn}, {dm, dn});
   PlanOptions o;
-  const int b = std::uniform_int_distribution<int>(0, 3)(g);
+  const index_t b = g.in(0, 3);
   o.batch = b == 3 ? 0 : b;
-  if (std::uniform_int_distribution<int>(0, 3)(g) == 0) o.max_buffer_bytes = 256;  // auto batches
+  if (g.chance(25)) o.max_buffer_bytes = 256;  // automatic batches
   return {std::move(src), std::move(dst), r, np, o};
 }
 
@@ -241,7 +221,7 @@ void check_config(const Config& c) {
 }
 
 TEST_CASE("plan: random configurations on virtual communicators") {
-  std::mt19937_64 g(0x5eed);
+  Rng g(0x5eed);
   for (int k = 0; k < 300; ++k) {
     const Config c = random_config(g);
     CAPTURE(k);
