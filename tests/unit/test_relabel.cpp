@@ -1,6 +1,8 @@
 // Process relabeling: the min-cost-flow assignment is optimal (checked against every
-// permutation), and relabeling a shifted copy of the source grid makes the move all-local.
+// permutation), relabeling a shifted copy of the source grid makes the move all-local, and
+// the node-aware one moves the fewest elements between nodes, then within them.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -95,4 +97,80 @@ TEST_CASE("Relabeled and best_relabeling reject bad input by name") {
                        invalid_argument);
   CHECK_THROWS_WITH_AS(best_relabeling({1, -2, 3, 4}, 2), doctest::Contains("volume[1] = -2"),
                        invalid_argument);
+}
+
+namespace {
+/// The best split over every permutation: fewest between nodes, then fewest within.
+TransferSplit brute_force_split(const std::vector<index_t>& volume, const std::vector<int>& nodes) {
+  std::vector<int> p(nodes.size());
+  std::iota(p.begin(), p.end(), 0);
+  TransferSplit best{std::numeric_limits<index_t>::max(), 0, 0};
+  do {
+    const TransferSplit t = split_transfers(volume, p, nodes);
+    if (t.inter_node < best.inter_node ||
+        (t.inter_node == best.inter_node && t.intra_node < best.intra_node))
+      best = t;
+  } while (std::next_permutation(p.begin(), p.end()));
+  return best;
+}
+}  // namespace
+
+TEST_CASE("best_node_relabeling: fewest elements between nodes, then within, by brute force") {
+  test::Rng rng(20261125);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int P = static_cast<int>(rng.in(1, 6));
+    const int N = static_cast<int>(rng.in(1, P));
+    std::vector<int> nodes(static_cast<std::size_t>(P));
+    for (auto& n : nodes) n = 10 * static_cast<int>(rng.in(0, N - 1));  // any integers
+    // Small volumes: both orders exact. Huge ones: only the first (the fallback).
+    const bool huge = trial % 4 == 3;
+    std::vector<index_t> volume(static_cast<std::size_t>(P * P));
+    for (auto& v : volume)
+      v = rng.chance(30) ? 0 : huge ? rng.in(1, index_t{1} << 40) : rng.in(0, 1000);
+    CAPTURE(trial);
+    const std::vector<int> perm = best_node_relabeling(volume, nodes);
+    std::vector<int> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (int r = 0; r < P; ++r) REQUIRE(sorted[static_cast<std::size_t>(r)] == r);
+    const TransferSplit got = split_transfers(volume, perm, nodes);
+    const TransferSplit best = brute_force_split(volume, nodes);
+    CHECK(got.inter_node == best.inter_node);
+    if (!huge) CHECK(got.intra_node == best.intra_node);
+    CHECK(got.inter_node + got.intra_node + got.local ==
+          std::accumulate(volume.begin(), volume.end(), index_t{0}));
+  }
+}
+
+TEST_CASE("best_node_relabeling removes inter-node elements that best_relabeling leaves") {
+  // Ranks 0, 1 on node A, ranks 2, 3 on node B. Role 0's data: 6 on rank 0, 5 on each of
+  // ranks 2 and 3; role 1's: 10 on rank 1; roles 2 and 3: 1 on every rank. Keeping the
+  // most local puts role 0 on rank 0 (6 stay, 10 cross); node-aware puts it on node B.
+  // clang-format off
+  const std::vector<index_t> volume = {
+  //  role 0   1  2  3        (volume[s * P + r])
+      6,       0, 1, 1,   // rank 0
+      0,      10, 1, 1,   // rank 1
+      5,       0, 1, 1,   // rank 2
+      5,       0, 1, 1,   // rank 3
+  };
+  // clang-format on
+  const std::vector<int> nodes = {0, 0, 1, 1};
+  const TransferSplit flat = split_transfers(volume, best_relabeling(volume, 4), nodes);
+  const TransferSplit aware = split_transfers(volume, best_node_relabeling(volume, nodes), nodes);
+  CHECK(flat == TransferSplit{14, 2, 18});
+  CHECK(aware == TransferSplit{10, 7, 17});
+  // One node, or one rank per node: the same as keeping the most local.
+  CHECK(split_transfers(volume, best_node_relabeling(volume, {7, 7, 7, 7}), nodes).local == 18);
+  CHECK(split_transfers(volume, best_node_relabeling(volume, {0, 1, 2, 3}), nodes).local == 18);
+}
+
+TEST_CASE("node relabeling rejects bad input by name") {
+  CHECK_THROWS_WITH_AS(best_node_relabeling({1, 2, 3, 4}, {0, 0, 1}),
+                       doctest::Contains("volume.size() = 4"), invalid_argument);
+  CHECK_THROWS_WITH_AS(best_node_relabeling({1, 2, 3, 4}, {}),
+                       doctest::Contains("node_of_rank.size() = 0"), invalid_argument);
+  CHECK_THROWS_WITH_AS(split_transfers({1, 2, 3, 4}, {0, 2}, {0, 0}),
+                       doctest::Contains("perm[1] = 2"), invalid_argument);
+  CHECK_THROWS_WITH_AS(split_transfers({1, 2, 3, 4}, {0, 1}, {0}),
+                       doctest::Contains("node_of_rank.size() = 1"), invalid_argument);
 }
