@@ -50,19 +50,16 @@
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>
 #include <redist/tiled_matrix.hpp>
+#include <redist/topology.hpp>
 
 namespace redist {
 
 namespace detail {
 
-/// The ranks of comm that share this rank's node (memory), as a communicator.
-/// Collective over comm.
+/// The ranks of comm on this rank's node (topology.hpp), as a communicator.
+/// Collective over comm the first time.
 inline boost::mpi::communicator node_communicator(const boost::mpi::communicator& comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node) !=
-      MPI_SUCCESS)
-    throw communication_error("redist: MPI_Comm_split_type failed");
-  return boost::mpi::communicator(node, boost::mpi::comm_take_ownership);
+  return node_map(comm).node;
 }
 
 /// The rank in `node` of every rank of comm, -1 for ranks not in it.
@@ -166,7 +163,7 @@ class NodeWindow {
   }
 
   NodeWindow(const boost::mpi::communicator& comm, std::size_t bytes) {
-    node_ = node_communicator(comm);
+    node_ = node_map(comm).node;  // windows span one node (topology.hpp)
     // Node rank 0 names the window: its pid (unique on the node) and a per-process count.
     static std::atomic<std::uint32_t> count{0};
     if (node_.rank() == 0) id_ = (std::uint64_t(::getpid()) << 32) | ++count;

@@ -182,10 +182,14 @@ RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layo
 /// Sets an environment variable for the lifetime of the object (every rank alike).
 class ScopedEnv {
  public:
+  /// value nullptr: unset while in scope.
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
     had_ = std::getenv(name) != nullptr;
-    ::setenv(name, value, 1);
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
   }
   ~ScopedEnv() {
     if (had_)

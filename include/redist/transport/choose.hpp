@@ -31,6 +31,7 @@
 #include <redist/detail/bind_copies.hpp>
 #include <redist/error.hpp>
 #include <redist/node_shared.hpp>
+#include <redist/topology.hpp>
 #include <redist/transport/message_buffers.hpp>
 #include <redist/transport/transport.hpp>
 
@@ -215,8 +216,7 @@ TransportChoice<T> choose_transports(
       detail::find_direct_sends<T>(comm, plan, graph, transposed, source, choice.send, segments);
   // Which peers share the node. Every rank goes on (the window below is collective);
   // one alone on its node just sends everything point to point.
-  const std::vector<int> node_rank =
-      redist::detail::node_ranks(redist::detail::node_communicator(comm), comm);
+  const std::vector<int>& node_rank = node_map(comm).rank_in_node;
   std::vector<bool> on_node(node_rank.size(), false);
   for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
