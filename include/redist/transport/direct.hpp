@@ -40,22 +40,25 @@ class Direct {
     for (std::size_t m = 0; m < how.size(); ++m) {
       if (how[m] != kind) continue;
       const Message& msg = link_->messages.sent(m);
-      link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, ack_tag));
-      link_->requests->post_send(
-          link_->comm.isend(msg.peer, data_tag(msg.batch), &note_out_[m], 1));
+      link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, ack_tag),
+                            {msg.peer, 0});
+      link_->requests->post_send(link_->comm.isend(msg.peer, data_tag(msg.batch), &note_out_[m], 1),
+                                 {msg.peer, 8});
     }
   }
 
   void post_receives(std::size_t m) {
     const Message& msg = link_->messages.received(m);
     link_->requests->post({kind, Signal::note, m},
-                          link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[m], 1));
+                          link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[m], 1),
+                          {msg.peer, 8});
   }
   void ship(std::size_t) {}  // nothing is packed: direct messages have no Send tasks
   void shipped(std::size_t) {}
   void consumed(std::size_t m) {
     link_->exec->fence();
-    link_->requests->post_send(link_->comm.isend(link_->messages.received(m).peer, ack_tag));
+    const int peer = link_->messages.received(m).peer;
+    link_->requests->post_send(link_->comm.isend(peer, ack_tag), {peer, 0});
   }
 
   /// A note: the sender's source is ready, every chunk of the message is readable where

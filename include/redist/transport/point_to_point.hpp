@@ -43,7 +43,8 @@ class PointToPoint {
       char* at = base + ch.offset * static_cast<index_t>(sizeof(T));
       link_->for_each_piece(ch.elements, [&](index_t off, int bytes) {
         link_->requests->post({kind, Signal::data, c},
-                              link_->comm.irecv(msg.peer, data_tag(msg.batch), at + off, bytes));
+                              link_->comm.irecv(msg.peer, data_tag(msg.batch), at + off, bytes),
+                              {msg.peer, bytes});
         ++pieces_left_[c];
       });
     }
@@ -60,7 +61,8 @@ class PointToPoint {
     const char* at =
         link_->buffers->wire_send(ch.message) + ch.offset * static_cast<index_t>(sizeof(T));
     link_->for_each_piece(ch.elements, [&](index_t off, int bytes) {
-      link_->requests->post_send(link_->comm.isend(msg.peer, data_tag(msg.batch), at + off, bytes));
+      link_->requests->post_send(link_->comm.isend(msg.peer, data_tag(msg.batch), at + off, bytes),
+                                 {msg.peer, bytes});
     });
   }
   void shipped(std::size_t) {}

@@ -41,7 +41,8 @@ class SharedWindow {
     const auto [first, end] = link_->messages.received_chunks(m);
     for (std::size_t c = first; c < end; ++c)
       link_->requests->post({kind, Signal::note, c},
-                            link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[c], 1));
+                            link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[c], 1),
+                            {msg.peer, 8});
   }
 
   /// Chunk c is packed in our part: publish it and tell the receiver where its message is.
@@ -50,17 +51,19 @@ class SharedWindow {
     const Message& msg = link_->messages.sent(m);
     window_->publish();
     note_out_[m] = static_cast<std::int64_t>(link_->buffers->send_offset(m));
-    link_->requests->post_send(link_->comm.isend(msg.peer, data_tag(msg.batch), &note_out_[m], 1));
+    link_->requests->post_send(link_->comm.isend(msg.peer, data_tag(msg.batch), &note_out_[m], 1),
+                               {msg.peer, 8});
   }
   /// Every chunk of m is out: our part is busy until the receiver acks.
   void shipped(std::size_t m) {
-    link_->requests->post({kind, Signal::ack, m},
-                          link_->comm.irecv(link_->messages.sent(m).peer, ack_tag));
+    const int peer = link_->messages.sent(m).peer;
+    link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(peer, ack_tag), {peer, 0});
   }
   /// We are done reading the sender's part.
   void consumed(std::size_t m) {
     link_->exec->fence();
-    link_->requests->post_send(link_->comm.isend(link_->messages.received(m).peer, ack_tag));
+    const int peer = link_->messages.received(m).peer;
+    link_->requests->post_send(link_->comm.isend(peer, ack_tag), {peer, 0});
   }
 
   template <class Events>
