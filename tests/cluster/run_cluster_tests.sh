@@ -1,0 +1,255 @@
+#!/usr/bin/env bash
+# Self-test of scripts/cluster.sh with real Open MPI jobs of tests/cluster/hello.cpp:
+#   - placement: distinct hostnames, OMPI_COMM_WORLD_LOCAL_SIZE and the shared-memory group
+#     size on each node, and the caller's environment on every rank, for 2 x 1, 2 x 2 and
+#     3 x 1 (router)
+#   - exit codes: a rank's 3 (and a plain program's 3) comes back; --keep-going reports the
+#     lowest failed rank's status
+#   - cleanup: no namespace, link, process or temporary file with the run's prefix is left
+#     after a success, a failure, a Ctrl-C (SIGINT to the process group) and a SIGTERM mid-job,
+#     and a launcher hung by a dead link
+#   - exit 2 with one line naming the option and value for bad options, without root, and
+#     without network namespace support
+#   - --fault down:S ends a job whose ranks wait across the dead link, and the link's rate
+#     bounds a bulk transfer
+#
+#   tests/cluster/run_cluster_tests.sh
+#
+# Needs root (as scripts/cluster.sh does), Open MPI's mpicxx and mpirun. Exit status: 0 all
+# passed, 1 a check failed, 77 the machine cannot host a cluster (the reason is printed).
+# Environment: CLUSTER_TIMEOUT seconds per run (default 120).
+set -uo pipefail
+
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+cluster=$source_dir/scripts/cluster.sh
+limit=${CLUSTER_TIMEOUT:-120}
+start=$SECONDS
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+hello=$work/hello
+
+checks=0
+failures=0
+pass() {
+  checks=$((checks + 1))
+  echo "PASS: $*"
+}
+fail() {
+  checks=$((checks + 1))
+  failures=$((failures + 1))
+  echo "FAIL: $*" >&2
+}
+# check CONDITION_STATUS WHAT: pass or fail WHAT by the status of the command before it.
+check() {
+  if [[ $1 -eq 0 ]]; then pass "$2"; else fail "$2"; fi
+}
+show() {
+  sed 's/^/    | /' "$@" >&2
+}
+
+# run ARGS...: scripts/cluster.sh ARGS with a time limit; sets rc, out, err, secs.
+count=0
+run() {
+  count=$((count + 1))
+  out=$work/out.$count
+  err=$work/err.$count
+  local t0=$EPOCHREALTIME
+  timeout "$limit" "$cluster" "$@" </dev/null >"$out" 2>"$err"
+  rc=$?
+  secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# The run's name prefix, from the line that describes the cluster.
+prefix_of() {
+  sed -nE 's/.*names (rdc[0-9]+)\*.*/\1/p' "$1" | head -n 1
+}
+
+# expect_clean WHAT ERRFILE: nothing with the run's prefix is left on the machine.
+expect_clean() {
+  local what=$1 prefix left=""
+  prefix=$(prefix_of "$2")
+  if [[ -z $prefix ]]; then
+    fail "$what: no cluster description on stderr"
+    show "$2"
+    return
+  fi
+  left+=$(ip netns list | grep "^$prefix-" | sed 's/^/netns /')
+  left+=$(ip -o link show | grep -o "${prefix}[a-z0-9]*" | sed 's/^/link /')
+  left+=$(pgrep -a -f -- "$prefix\.|$hello" | sed 's/^/process /')
+  left+=$(ls -d /tmp/"$prefix".* /dev/shm/"$prefix".* "${TMPDIR:-/tmp}/$prefix".* 2>/dev/null)
+  if [[ -z $left ]]; then
+    pass "$what: nothing of $prefix left"
+  else
+    fail "$what: left behind: $left"
+  fi
+}
+
+# --- preconditions ---------------------------------------------------------------------------
+
+skip() {
+  echo "run_cluster_tests: skipped: $*"
+  exit 77
+}
+command -v mpicxx >/dev/null || skip "mpicxx not found"
+[[ $(id -u) -eq 0 ]] || skip "needs root (network namespaces)"
+if ! mpicxx -std=c++20 -O2 -o "$hello" "$source_dir/tests/cluster/hello.cpp" 2>"$work/cc.err"; then
+  fail "hello.cpp does not compile"
+  show "$work/cc.err"
+  exit 1
+fi
+run -- true
+if [[ $rc -eq 2 ]]; then skip "$(cat "$err")"; fi
+
+# --- placement -------------------------------------------------------------------------------
+
+# placement NODES RANKS_PER_NODE: every rank reports its node's hostname, LOCAL_SIZE and
+# shared-memory group size, and sees the caller's variables.
+placement() {
+  local n=$1 r=$2 what="placement $1 x $2" bad="" k hosts
+  REDIST_CLUSTER_TEST="two  words" OMP_NUM_THREADS=1 \
+    run --nodes "$n" --ranks-per-node "$r" -- "$hello" --env REDIST_CLUSTER_TEST
+  if [[ $rc -ne 0 ]]; then
+    fail "$what: exit $rc"
+    show "$out" "$err"
+    return
+  fi
+  [[ $(grep -c '^hello: rank' "$out") -eq $((n * r)) ]] || bad+=" rank count;"
+  for ((k = 0; k < n * r; k++)); do
+    grep -q "^hello: rank $k of $((n * r)) host node$((k / r)) local_size $r node_size $r REDIST_CLUSTER_TEST=two  words$" "$out" ||
+      bad+=" rank $k;"
+  done
+  hosts=$(sed -nE 's/.* host ([^ ]+) .*/\1/p' "$out" | sort -u | wc -l)
+  [[ $hosts -eq $n ]] || bad+=" $hosts hostnames;"
+  if [[ -z $bad ]]; then
+    pass "$what: $n hostnames, local_size and node_size $r, environment on every rank ($secs s)"
+  else
+    fail "$what:$bad"
+    show "$out"
+  fi
+  expect_clean "$what" "$err"
+}
+placement 2 1
+placement 2 2
+placement 3 1
+grep -q "router netns" "$err"
+check $? "3 x 1 runs through a router namespace"
+
+# --- exit codes ------------------------------------------------------------------------------
+
+run --ranks-per-node 2 -- "$hello" --exit 3
+[[ $rc -eq 3 ]]
+check $? "the last rank (on node1) exits 3: cluster.sh exits $rc"
+expect_clean "after a failed job" "$err"
+
+run -- sh -c 'exit 3'
+[[ $rc -eq 3 ]]
+check $? "a plain program exits 3: cluster.sh exits $rc"
+
+run --keep-going --ranks-per-node 2 -- "$hello" --exit 5
+[[ $rc -eq 5 ]] && grep -q "ranks that exited non-zero (rank:status): 3:5$" "$err"
+check $? "--keep-going: rank 3 exits 5, the others 0: cluster.sh exits $rc and names rank 3"
+expect_clean "--keep-going" "$err"
+
+# --- signals ---------------------------------------------------------------------------------
+
+# interrupt SIGNAL TARGET: starts a 3 x 1 job whose ranks sleep, sends SIGNAL once every rank
+# has printed (to the process group, as Ctrl-C does, for TARGET group; else to cluster.sh),
+# and expects 128 + the signal's number and a clean machine.
+interrupt() {
+  local sig=$1 target=$2 pid waited=0 expect
+  count=$((count + 1))
+  out=$work/out.$count
+  err=$work/err.$count
+  # Job control: the job gets its own process group and does not start with SIGINT ignored.
+  set -m
+  timeout "$limit" "$cluster" --nodes 3 -- "$hello" --sleep 60 --timeout 60 </dev/null >"$out" 2>"$err" &
+  pid=$!
+  set +m
+  while [[ $(grep -c '^hello: rank' "$out") -lt 3 ]] && ((waited < 300)); do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  if [[ $target == group ]]; then kill -s "$sig" -- "-$pid"; else kill -s "$sig" "$(pgrep -P "$pid")"; fi
+  wait "$pid"
+  rc=$?
+  expect=$((128 + $(kill -l "$sig")))
+  [[ $rc -eq $expect ]] && grep -q "ending the job and removing the cluster" "$err"
+  check $? "SIG$sig to the $target mid-job: exit $rc (want $expect)"
+  expect_clean "SIG$sig mid-job" "$err"
+}
+interrupt INT group
+interrupt TERM script
+
+# --- exit 2 ----------------------------------------------------------------------------------
+
+# bad_option NEEDLE ARGS...: exit 2, nothing on stdout, one line on stderr that contains NEEDLE.
+bad_option() {
+  local needle=$1
+  shift
+  run "$@" -- "$hello"
+  [[ $rc -eq 2 && ! -s $out && $(wc -l <"$err") -eq 1 ]] && grep -qF -- "$needle" "$err"
+  check $? "exit 2 and one line naming '$needle' for: $* ($(cat "$err"))"
+}
+bad_option "--nodes: '0'" --nodes 0
+bad_option "--nodes: 'x'" --nodes x
+bad_option "--nodes: '65'" --nodes 65
+bad_option "--ranks-per-node: '0'" --ranks-per-node 0
+bad_option "--rate: 'fast'" --rate fast
+bad_option "--rate: missing value" --rate
+bad_option "--burst: '1mb' needs --rate" --burst 1mb
+bad_option "--burst: '2b'" --rate 1gbit --burst 2b
+bad_option "--fault: 'up:3'" --fault up:3
+bad_option "--fault: 'down:1' needs node 1" --nodes 1 --fault down:1
+bad_option "unknown option '--color'" --color
+run --nodes 2
+[[ $rc -eq 2 && $(wc -l <"$err") -eq 1 ]] && grep -q "missing PROGRAM" "$err"
+check $? "exit 2 and one line for a missing PROGRAM"
+
+if command -v setpriv >/dev/null; then
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$cluster" -- true >"$work/u.out" 2>"$work/u.err"
+  rc=$?
+  [[ $rc -eq 2 && $(wc -l <"$work/u.err") -eq 1 ]] && grep -q "needs root" "$work/u.err"
+  check $? "exit 2 and one line without root ($(cat "$work/u.err"))"
+fi
+# A user namespace's root cannot create named network namespaces (/run/netns is the host's).
+if unshare --user --map-root-user true 2>/dev/null; then
+  unshare --user --map-root-user "$cluster" -- true >"$work/n.out" 2>"$work/n.err"
+  rc=$?
+  [[ $rc -eq 2 && $(wc -l <"$work/n.err") -eq 1 ]] && grep -q "cannot create network namespace" "$work/n.err"
+  check $? "exit 2 and one line without network namespace support ($(cat "$work/n.err"))"
+else
+  echo "note: user namespaces unavailable; the no-namespace-support path is not checked"
+fi
+
+# --- faults and rate -------------------------------------------------------------------------
+
+# Ranks sleep 2 s, then meet in a barrier that gives up after 3 s; node1's link goes down at
+# 1 s, so no rank gets through, and mpirun hangs on node1's daemon until cluster.sh ends it.
+run --fault down:1 -- "$hello" --sleep 2 --timeout 3
+[[ $rc -ne 0 ]] && grep -q "fault: node1's link .* is down" "$err" &&
+  grep -q "every rank has ended but mpirun has not" "$err"
+check $? "--fault down:1 ends the job: exit $rc after $secs s"
+expect_clean "--fault" "$err"
+
+# With --keep-going no rank is ended by mpirun: each ends on its own (hello's timeout, or an MPI
+# error where a send finds the link down), and each status comes back, node1's too.
+run --fault down:1 --keep-going --ranks-per-node 2 -- "$hello" --sleep 2 --timeout 3
+[[ $rc -eq 4 ]] && grep -qE "\(rank:status\): 0:4 1:4 2:[1-9][0-9]* 3:[1-9][0-9]*$" "$err"
+check $? "--fault with --keep-going: every rank's own failure comes back: exit $rc after $secs s ($(grep -o 'rank:status.*' "$err"))"
+expect_clean "--fault --keep-going" "$err"
+
+# 125 MB at 1 Gbit/s: at least 1 s less the 1 MB burst; TCP/IP headers add about 5 %.
+bytes=125000000
+run --rate 1gbit -- "$hello" --send "$bytes"
+t=$(sed -nE 's/^hello: sent [0-9]+ bytes .* in ([0-9.]+) s.*/\1/p' "$out")
+if [[ $rc -eq 0 && -n $t ]]; then
+  awk -v t="$t" -v b="$bytes" 'BEGIN { exit !(t >= 0.95 * (b - 1048576) * 8 / 1e9) }'
+  check $? "--rate 1gbit bounds the link: $bytes bytes in $t s (bytes / rate = $(awk -v b="$bytes" 'BEGIN { print b * 8 / 1e9 }') s)"
+else
+  fail "--rate 1gbit transfer: exit $rc"
+  show "$out" "$err"
+fi
+expect_clean "--rate" "$err"
+
+echo "run_cluster_tests: $checks checks, $failures failed, $((SECONDS - start)) s"
+[[ $failures -eq 0 ]]
