@@ -137,14 +137,17 @@ parse_options() {
   (($# > 0)) || fail "missing PROGRAM: $me [OPTION]... -- PROGRAM [ARGS...]"
   program=("$@")
   [[ -z $burst || -n $rate ]] || fail "--burst: '$burst' needs --rate"
-  ((nodes >= 2)) || [[ -z $fault_s ]] || fail "--fault: 'down:$fault_s' needs node 1 (--nodes 2 or more)"
+  if ((nodes < 2)) && [[ -n $fault_s ]]; then
+    fail "--fault: 'down:$fault_s' needs node 1 (--nodes 2 or more)"
+  fi
   return 0
 }
 
 # --- machine ---------------------------------------------------------------------------------
 
 check_machine() {
-  [[ $(id -u) -eq 0 ]] || fail "needs root to create network namespaces (run it as root or with sudo)"
+  [[ $(id -u) -eq 0 ]] ||
+    fail "needs root to create network namespaces (run it as root or with sudo)"
   local tool
   for tool in ip unshare mpirun ${rate:+tc}; do
     command -v "$tool" >/dev/null || fail "needs '$tool', which is not installed"
@@ -228,9 +231,12 @@ plural() {
 }
 
 describe_cluster() {
-  local i peer shaping="rate unlimited"
-  [[ -z $rate ]] || shaping="$rate each direction (tc tbf burst ${burst:-$default_burst} latency $tbf_latency)"
-  note "$(plural "$nodes" node) x $(plural "$ranks_per_node" rank) = $(plural $((nodes * ranks_per_node)) rank), names $prefix*, links $shaping"
+  local i peer shaping="rate unlimited" sizes
+  if [[ -n $rate ]]; then
+    shaping="$rate each direction (tc tbf burst ${burst:-$default_burst} latency $tbf_latency)"
+  fi
+  sizes="$(plural "$nodes" node) x $(plural "$ranks_per_node" rank)"
+  note "$sizes = $(plural $((nodes * ranks_per_node)) rank), names $prefix*, links $shaping"
   for ((i = 0; i < nodes; i++)); do
     if use_router; then
       peer="$(router_if "$i") (router $(router_addr "$i"))"
@@ -259,9 +265,11 @@ write_agent() {
       echo "  $(node_addr "$i")) ns=$(node_ns "$i") name=node$i ;;"
     done
     echo "  *) echo \"$me agent: no node at \$1\" >&2; exit 1 ;;"
-    echo 'esac'
-    echo 'shift'
-    echo 'exec ip netns exec "$ns" unshare --uts sh -c '"'"'hostname "$0" && eval "$*"'"'"' "$name" "$@"'
+    cat <<'EOF'
+esac
+shift
+exec ip netns exec "$ns" unshare --uts sh -c 'hostname "$0" && eval "$*"' "$name" "$@"
+EOF
   } >"$tmp/agent"
   chmod +x "$tmp/agent"
 }
@@ -322,11 +330,12 @@ failed_ranks() {
   done
 }
 
-# The job's exit code: mpirun's, unless mpirun could not tell (--keep-going, or it was ended
-# hung): then the status of the lowest rank that failed; 1 for a hung launcher without one.
+# job_exit_code MPIRUN_STATUS: mpirun's status, unless mpirun could not tell (0 under
+# --keep-going, or killed as hung): then the status of the lowest rank that failed, or 1 for a
+# hung launcher without one.
 job_exit_code() {
   local rc=$1 failed=()
-  if ((rc == 0 || hung_launcher)); then
+  if ((rc == 0 || (hung_launcher && rc >= 128))); then
     mapfile -t failed < <(failed_ranks)
     if ((${#failed[@]} > 0)); then
       note "ranks that exited non-zero (rank:status): ${failed[*]}"
@@ -533,9 +542,11 @@ main() {
   trap 'on_signal SIGINT 130' INT
   trap 'on_signal SIGTERM 143' TERM
   trap 'on_signal SIGHUP 129' HUP
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX")
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/$prefix.XXXXXX" 2>/dev/null) ||
+    fail "cannot create a directory in ${TMPDIR:-/tmp}"
   # Shared-memory segments of ranks on one node: in RAM, and removed with the cluster.
-  shm=$(mktemp -d "/dev/shm/$prefix.XXXXXX")
+  shm=$(mktemp -d "/dev/shm/$prefix.XXXXXX" 2>/dev/null) ||
+    fail "cannot create a directory in /dev/shm"
   if use_router; then build_star; else build_pair; fi
   describe_cluster
   write_agent

@@ -12,14 +12,17 @@
 #     without network namespace support
 #   - --fault down:S ends a job whose ranks wait across the dead link, and the link's rate
 #     bounds a bulk transfer
+#   - with BUILD_DIR: a verified redist-run job on 2 x 2 nodes at 1 Gbit/s
 #
-#   tests/cluster/run_cluster_tests.sh
+#   tests/cluster/run_cluster_tests.sh [BUILD_DIR]
 #
 # Needs root (as scripts/cluster.sh does), Open MPI's mpicxx and mpirun. Exit status: 0 all
 # passed, 1 a check failed, 77 the machine cannot host a cluster (the reason is printed).
-# Environment: CLUSTER_TIMEOUT seconds per run (default 120).
+# Environment: CLUSTER_TIMEOUT seconds per run (default 120), REDIST_RUN (default:
+# BUILD_DIR/examples/redist-run).
 set -uo pipefail
 
+build=${1:-}
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 cluster=$source_dir/scripts/cluster.sh
 limit=${CLUSTER_TIMEOUT:-120}
@@ -39,9 +42,11 @@ fail() {
   failures=$((failures + 1))
   echo "FAIL: $*" >&2
 }
-# check CONDITION_STATUS WHAT: pass or fail WHAT by the status of the command before it.
+# check STATUS WHAT...: pass or fail WHAT by STATUS (that of the command before it).
 check() {
-  if [[ $1 -eq 0 ]]; then pass "$2"; else fail "$2"; fi
+  local status=$1
+  shift
+  if [[ $status -eq 0 ]]; then pass "$*"; else fail "$*"; fi
 }
 show() {
   sed 's/^/    | /' "$@" >&2
@@ -105,7 +110,7 @@ if [[ $rc -eq 2 ]]; then skip "$(cat "$err")"; fi
 # placement NODES RANKS_PER_NODE: every rank reports its node's hostname, LOCAL_SIZE and
 # shared-memory group size, and sees the caller's variables.
 placement() {
-  local n=$1 r=$2 what="placement $1 x $2" bad="" k hosts
+  local n=$1 r=$2 what="placement $1 x $2" bad="" k hosts line
   REDIST_CLUSTER_TEST="two  words" OMP_NUM_THREADS=1 \
     run --nodes "$n" --ranks-per-node "$r" -- "$hello" --env REDIST_CLUSTER_TEST
   if [[ $rc -ne 0 ]]; then
@@ -115,8 +120,8 @@ placement() {
   fi
   [[ $(grep -c '^hello: rank' "$out") -eq $((n * r)) ]] || bad+=" rank count;"
   for ((k = 0; k < n * r; k++)); do
-    grep -q "^hello: rank $k of $((n * r)) host node$((k / r)) local_size $r node_size $r REDIST_CLUSTER_TEST=two  words$" "$out" ||
-      bad+=" rank $k;"
+    line="hello: rank $k of $((n * r)) host node$((k / r)) local_size $r node_size $r"
+    grep -qx "$line REDIST_CLUSTER_TEST=two  words" "$out" || bad+=" rank $k;"
   done
   hosts=$(sed -nE 's/.* host ([^ ]+) .*/\1/p' "$out" | sort -u | wc -l)
   [[ $hosts -eq $n ]] || bad+=" $hosts hostnames;"
@@ -162,14 +167,19 @@ interrupt() {
   err=$work/err.$count
   # Job control: the job gets its own process group and does not start with SIGINT ignored.
   set -m
-  timeout "$limit" "$cluster" --nodes 3 -- "$hello" --sleep 60 --timeout 60 </dev/null >"$out" 2>"$err" &
+  timeout "$limit" "$cluster" --nodes 3 -- "$hello" --sleep 60 --timeout 60 \
+    </dev/null >"$out" 2>"$err" &
   pid=$!
   set +m
   while [[ $(grep -c '^hello: rank' "$out") -lt 3 ]] && ((waited < 300)); do
     sleep 0.1
     waited=$((waited + 1))
   done
-  if [[ $target == group ]]; then kill -s "$sig" -- "-$pid"; else kill -s "$sig" "$(pgrep -P "$pid")"; fi
+  if [[ $target == group ]]; then
+    kill -s "$sig" -- "-$pid"
+  else
+    kill -s "$sig" "$(pgrep -P "$pid")" # timeout's child: cluster.sh
+  fi
   wait "$pid"
   rc=$?
   expect=$((128 + $(kill -l "$sig")))
@@ -206,7 +216,8 @@ run --nodes 2
 check $? "exit 2 and one line for a missing PROGRAM"
 
 if command -v setpriv >/dev/null; then
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$cluster" -- true >"$work/u.out" 2>"$work/u.err"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$cluster" -- true \
+    >"$work/u.out" 2>"$work/u.err"
   rc=$?
   [[ $rc -eq 2 && $(wc -l <"$work/u.err") -eq 1 ]] && grep -q "needs root" "$work/u.err"
   check $? "exit 2 and one line without root ($(cat "$work/u.err"))"
@@ -215,7 +226,8 @@ fi
 if unshare --user --map-root-user true 2>/dev/null; then
   unshare --user --map-root-user "$cluster" -- true >"$work/n.out" 2>"$work/n.err"
   rc=$?
-  [[ $rc -eq 2 && $(wc -l <"$work/n.err") -eq 1 ]] && grep -q "cannot create network namespace" "$work/n.err"
+  [[ $rc -eq 2 && $(wc -l <"$work/n.err") -eq 1 ]] &&
+    grep -q "cannot create network namespace" "$work/n.err"
   check $? "exit 2 and one line without network namespace support ($(cat "$work/n.err"))"
 else
   echo "note: user namespaces unavailable; the no-namespace-support path is not checked"
@@ -235,7 +247,8 @@ expect_clean "--fault" "$err"
 # error where a send finds the link down), and each status comes back, node1's too.
 run --fault down:1 --keep-going --ranks-per-node 2 -- "$hello" --sleep 2 --timeout 3
 [[ $rc -eq 4 ]] && grep -qE "\(rank:status\): 0:4 1:4 2:[1-9][0-9]* 3:[1-9][0-9]*$" "$err"
-check $? "--fault with --keep-going: every rank's own failure comes back: exit $rc after $secs s ($(grep -o 'rank:status.*' "$err"))"
+check $? "--fault with --keep-going: every rank's own failure comes back: exit $rc after" \
+  "$secs s ($(grep -o 'rank:status.*' "$err"))"
 expect_clean "--fault --keep-going" "$err"
 
 # 125 MB at 1 Gbit/s: at least 1 s less the 1 MB burst; TCP/IP headers add about 5 %.
@@ -244,12 +257,29 @@ run --rate 1gbit -- "$hello" --send "$bytes"
 t=$(sed -nE 's/^hello: sent [0-9]+ bytes .* in ([0-9.]+) s.*/\1/p' "$out")
 if [[ $rc -eq 0 && -n $t ]]; then
   awk -v t="$t" -v b="$bytes" 'BEGIN { exit !(t >= 0.95 * (b - 1048576) * 8 / 1e9) }'
-  check $? "--rate 1gbit bounds the link: $bytes bytes in $t s (bytes / rate = $(awk -v b="$bytes" 'BEGIN { print b * 8 / 1e9 }') s)"
+  check $? "--rate 1gbit bounds the link: $bytes bytes in $t s (bytes / rate =" \
+    "$(awk -v b="$bytes" 'BEGIN { print b * 8 / 1e9 }') s)"
 else
   fail "--rate 1gbit transfer: exit $rc"
   show "$out" "$err"
 fi
 expect_clean "--rate" "$err"
+
+# --- redist ----------------------------------------------------------------------------------
+
+redist_run=${REDIST_RUN:-${build:+$build/examples/redist-run}}
+if [[ -n $redist_run ]]; then
+  if [[ -x $redist_run ]]; then
+    OMP_NUM_THREADS=1 run --ranks-per-node 2 --rate 1gbit -- "$redist_run" \
+      --src 2048x2048/256x256/bc:1x4 --dst 2048x2048/100x100/bc:2x2 --verify
+    [[ $rc -eq 0 ]] && grep -q "verify   OK" "$out"
+    check $? "redist-run 2048² bc:1x4 -> bc:2x2, verified, on 2 x 2 nodes at 1 Gbit/s: exit $rc"
+    [[ $rc -eq 0 ]] || show "$out" "$err"
+    expect_clean "redist-run" "$err"
+  else
+    fail "redist-run not found at $redist_run"
+  fi
+fi
 
 echo "run_cluster_tests: $checks checks, $failures failed, $((SECONDS - start)) s"
 [[ $failures -eq 0 ]]
