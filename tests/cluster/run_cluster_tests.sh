@@ -235,17 +235,18 @@ fi
 
 # --- faults and rate -------------------------------------------------------------------------
 
-# Ranks sleep 2 s, then meet in a barrier that gives up after 3 s; node1's link goes down at
-# 1 s, so no rank gets through, and mpirun hangs on node1's daemon until cluster.sh ends it.
-run --fault down:1 -- "$hello" --sleep 2 --timeout 3
+# Ranks sleep 4 s, then meet in a barrier that gives up after 3 s; node1's link goes down at
+# 2 s (the ranks started well before), so no rank gets through, and mpirun hangs on node1's
+# daemon until cluster.sh ends it.
+run --fault down:2 -- "$hello" --sleep 4 --timeout 3
 [[ $rc -ne 0 ]] && grep -q "fault: node1's link .* is down" "$err" &&
   grep -q "every rank has ended but mpirun has not" "$err"
-check $? "--fault down:1 ends the job: exit $rc after $secs s"
+check $? "--fault down:2 ends the job: exit $rc after $secs s"
 expect_clean "--fault" "$err"
 
 # With --keep-going no rank is ended by mpirun: each ends on its own (hello's timeout, or an MPI
 # error where a send finds the link down), and each status comes back, node1's too.
-run --fault down:1 --keep-going --ranks-per-node 2 -- "$hello" --sleep 2 --timeout 3
+run --fault down:2 --keep-going --ranks-per-node 2 -- "$hello" --sleep 4 --timeout 3
 [[ $rc -eq 4 ]] && grep -qE "\(rank:status\): 0:4 1:4 2:[1-9][0-9]* 3:[1-9][0-9]*$" "$err"
 check $? "--fault with --keep-going: every rank's own failure comes back: exit $rc after" \
   "$secs s ($(grep -o 'rank:status.*' "$err"))"
