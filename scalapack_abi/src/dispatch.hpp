@@ -236,17 +236,38 @@ inline void check_side(const std::vector<Record>& all, Side Record::*which, cons
 }
 
 /// Writes the message once per call (process 0 of ICTXT), like pxerbla's.
-inline void report(const boost::mpi::communicator& comm, const Call& c, const std::string& what,
-                   int param = 0) {
+inline void report(const boost::mpi::communicator& comm, const char* routine,
+                   const std::string& what, int param = 0) {
   if (comm.rank() != 0) return;
   if (param > 0)
     std::fprintf(stderr,
                  "redist_scalapack: On entry to %s parameter number %d had an illegal value: "
                  "%s\n",
-                 c.routine, param, what.c_str());
+                 routine, param, what.c_str());
   else
-    std::fprintf(stderr, "redist_scalapack: %s: %s\n", c.routine, what.c_str());
+    std::fprintf(stderr, "redist_scalapack: %s: %s\n", routine, what.c_str());
   std::fflush(stderr);
+}
+
+/// Runs `body`, collective over comm, for `routine`. Exceptions never leave: a
+/// redist::error (raised on every process alike) is reported once and every process
+/// returns; anything else (out of memory, an MPI failure) is reported and the job aborted,
+/// since other processes may be waiting.
+template <class F>
+void guarded(const boost::mpi::communicator& comm, const char* routine, F&& body) {
+  try {
+    body();
+  } catch (const redist::error& e) {
+    report(comm, routine, e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "redist_scalapack: %s: unexpected error on process %d: %s\n", routine,
+                 comm.rank(), e.what());
+    MPI_Abort(static_cast<MPI_Comm>(comm), 1);
+  } catch (...) {
+    std::fprintf(stderr, "redist_scalapack: %s: unexpected error on process %d\n", routine,
+                 comm.rank());
+    MPI_Abort(static_cast<MPI_Comm>(comm), 1);
+  }
 }
 
 }  // namespace detail
@@ -256,7 +277,7 @@ inline void report(const boost::mpi::communicator& comm, const Call& c, const st
 inline void report_alone(const Call& c, int ictxt, const std::string& what, int param) {
   if (!grid_info(ictxt).inside()) return;
   const boost::mpi::communicator comm(context_comm(ictxt), boost::mpi::comm_attach);
-  detail::report(comm, c, what, param);
+  detail::report(comm, c.routine, what, param);
 }
 
 /// Copies sub-matrix (c.ia, c.ja) of A to (c.ib, c.jb) of B, m x n, ScaLAPACK's
@@ -269,7 +290,7 @@ void dispatch(const Call& c, const T* a, T* b) {
   if (!grid_info(c.ictxt).inside()) return;  // not a process of ICTXT: nothing to do
   const MPI_Comm raw = context_comm(c.ictxt);
   const boost::mpi::communicator comm(raw, boost::mpi::comm_attach);
-  try {
+  detail::guarded(comm, c.routine, [&] {
     ensure_runtime();
     using detail::SideNames;
     const int off = c.param_offset;
@@ -305,7 +326,7 @@ void dispatch(const Call& c, const T* a, T* b) {
     std::vector<int> map_a, map_b;
     detail::check_side(all, &detail::Record::a, c, an, off, problem, sa, map_a);
     detail::check_side(all, &detail::Record::b, c, bn, off, problem, sb, map_b);
-    if (problem.param != 0) return detail::report(comm, c, problem.what, problem.param);
+    if (problem.param != 0) return detail::report(comm, c.routine, problem.what, problem.param);
 
     const scalapack::Grid ga{sa.P, sa.Q, false, map_a}, gb{sb.P, sb.Q, false, map_b};
     const scalapack::Descriptor da{1, 0, sa.M, sa.N, sa.MB, sa.NB, sa.RSRC, sa.CSRC, 0};
@@ -333,17 +354,7 @@ void dispatch(const Call& c, const T* a, T* b) {
                     lld_b, comm, c.plan, c.execution,
                     Transform<T>{Op::none, T(1), T(0), c.triangle})
         .redistribute();
-  } catch (const redist::error& e) {
-    detail::report(comm, c, e.what());  // raised on every process alike
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "redist_scalapack: %s: unexpected error on process %d: %s\n", c.routine,
-                 comm.rank(), e.what());
-    MPI_Abort(raw, 1);
-  } catch (...) {
-    std::fprintf(stderr, "redist_scalapack: %s: unexpected error on process %d\n", c.routine,
-                 comm.rank());
-    MPI_Abort(raw, 1);
-  }
+  });
 }
 
 }  // namespace redist::abi

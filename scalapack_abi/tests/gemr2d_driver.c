@@ -31,15 +31,9 @@
 
 #include <mpi.h>
 
-/* ScaLAPACK's and the BLACS' C interface, as a user program declares it. */
-void Cblacs_pinfo(int* mypnum, int* nprocs);
-void Cblacs_get(int context, int what, int* val);
-void Cblacs_gridinit(int* context, const char* order, int nprow, int npcol);
-void Cblacs_gridmap(int* context, int* usermap, int ldumap, int nprow, int npcol);
-void Cblacs_gridinfo(int context, int* nprow, int* npcol, int* myrow, int* mycol);
-void Cblacs_gridexit(int context);
-void Cblacs_exit(int error_code);
-int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
+#include "blacs_test.h"
+
+/* ScaLAPACK's C interface, as a user program declares it (the BLACS' in blacs_test.h). */
 void Cpsgemr2d(int, int, float*, int, int, int*, float*, int, int, int*, int);
 void Cpdgemr2d(int, int, double*, int, int, int*, double*, int, int, int*, int);
 void Cpcgemr2d(int, int, void*, int, int, int*, void*, int, int, int*, int);
@@ -108,17 +102,6 @@ static int kept(long x, long y, long m, long n) {
   return 1;
 }
 
-static int me, np;
-
-/* Same sequence on every process (xorshift64*). */
-static uint64_t rng_state;
-static int rnd(int lo, int hi) { /* uniform in [lo, hi] */
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return lo + (int)((rng_state * 2685821657736338717ull >> 33) % (uint64_t)(hi - lo + 1));
-}
-
 /* The element of global (0-based) index (i, j) in type t's bytes, exact in every type
  * for i, j < 4096; the sentinel is -1 (complex: -1 - 1i), which f never gives. */
 static void put(int t, unsigned char* out, double v) {
@@ -145,47 +128,12 @@ static void put(int t, unsigned char* out, double v) {
 static void value(int t, long i, long j, unsigned char* out) { put(t, out, i * 4096.0 + j + 1); }
 static void sentinel(int t, unsigned char* out) { put(t, out, -1.0); }
 
-/* Global index of local index l (0-based), ScaLAPACK's INDXL2G. */
-static long l2g(int l, int nb, int iproc, int isrc, int nprocs) {
-  return ((long)(l / nb) * nprocs + (iproc - isrc + nprocs) % nprocs) * nb + l % nb;
-}
-
 struct side {
   int P, Q, ctxt, M, N, MB, NB, RSRC, CSRC, i, j; /* i, j: 1-based offsets */
   int myrow, mycol, locr, locc, lld;
   int desc[9];
   unsigned char* data; /* NULL where nothing is stored */
 };
-
-/* A random grid of P x Q <= np processes: Cblacs_gridinit "Row" or "Col" over the first
- * P * Q processes, or Cblacs_gridmap over a random subset in random order. */
-static int make_grid(int P, int Q) {
-  int ctxt, kind = rnd(0, 2);
-  Cblacs_get(-1, 0, &ctxt);
-  if (kind < 2) {
-    Cblacs_gridinit(&ctxt, kind == 0 ? "Row" : "Col", P, Q);
-  } else {
-    int perm[64], map[64];
-    for (int r = 0; r < np; ++r) perm[r] = r;
-    for (int r = np - 1; r > 0; --r) {
-      int k = rnd(0, r), x = perm[r];
-      perm[r] = perm[k], perm[k] = x;
-    }
-    for (int p = 0; p < P; ++p)
-      for (int q = 0; q < Q; ++q) map[q * P + p] = perm[p * Q + q]; /* column-major, ld P */
-    Cblacs_gridmap(&ctxt, map, P, P, Q);
-  }
-  return ctxt;
-}
-
-/* Every grid shape of at most np processes; case k puts A on shape k mod G and B on shape
- * (k / G) mod G, so G * G cases cover every pair. */
-static int shapes[64][2], nshapes;
-
-static void list_shapes(void) {
-  for (int P = 1; P <= np; ++P)
-    for (int Q = 1; P * Q <= np; ++Q) shapes[nshapes][0] = P, shapes[nshapes++][1] = Q;
-}
 
 /* Descriptor and local array of one side; `garbage`: what a process outside the grid
  * passes in the descriptor's other fields. */
@@ -284,7 +232,9 @@ static int make_ictxt(void) {
   return ctxt;
 }
 
-/* One random case of type t; returns the wrong elements summed over processes. */
+/* One random case of type t; returns the wrong elements summed over processes. Case k
+ * puts A on grid shape k mod G and B on shape (k / G) mod G, so G * G cases cover every
+ * pair. */
 static long one_case(int t, int number, int instance, int verbose) {
   struct side a, b;
   a.P = shapes[instance % nshapes][0], a.Q = shapes[instance % nshapes][1];

@@ -4,7 +4,10 @@
 ! last process out (DESCB(CTXT_) = -1 there); both have RSRC/CSRC and offsets other than
 ! the first, and ICTXT is a 1 x np grid. Every element of B is checked (f of the source
 ! index inside the region, the sentinel -1 outside, padding rows included) and A must be
-! unchanged. Prints "fortran driver: ok" when every element on every process is right.
+! unchanged. Then PBLAS's PDTRAN, PSTRADD and PZGEADD through their Fortran entries
+! (character arguments with gfortran's hidden lengths) on sub-matrices of A's layout:
+! C := 2 A^T, the upper triangle of C := 0.5 C + 2 A, C := -C + 2 A^H, every element of C
+! checked. Prints "fortran driver: ok" when every element on every process is right.
 module checks
   implicit none
   integer, parameter :: m_a = 37, n_a = 29, m_b = 41, n_b = 33
@@ -34,6 +37,58 @@ contains
     integer, external :: indxl2g
     want_a = f(indxl2g(il, desca(5), myrow, desca(7), nprow), &
                indxl2g(jl, desca(6), mycol, desca(8), npcol))
+  end function
+
+  ! Wrong elements of C (A's layout, sentinel -1) after C := 2 A(3.., 2..)^T into
+  ! C(4:13, 5:16) (PDTRAN), its upper triangle C := 0.5 C + 2 A(3.., 2..) (PSTRADD 'U' 'N'),
+  ! C := -C + 2 A(3.., 2..)^H (PZGEADD 'C'); A(i, j) = f(i, j), complex f - f i.
+  integer function pblas_errors(da, desca, myrow, mycol, nprow, npcol) result(errs)
+    integer, intent(in) :: desca(9), myrow, mycol, nprow, npcol
+    double precision, intent(in) :: da(*)
+    integer, parameter :: mc = 10, nc = 12, ia2 = 3, ja2 = 2, ic = 4, jc = 5
+    integer :: il, jl, k, x, y, locr, locc, lld
+    integer, external :: indxl2g, numroc
+    real, allocatable :: sa(:), sc(:)
+    double precision, allocatable :: dc(:)
+    complex*16, allocatable :: za(:), zc(:)
+    double precision :: a_t, a_n, want_d, want_s
+    complex*16 :: want_z
+    lld = desca(9)
+    locr = numroc(desca(3), desca(5), myrow, desca(7), nprow)
+    locc = numroc(desca(4), desca(6), mycol, desca(8), npcol)
+    allocate(sa(max(1, lld * locc)), sc(max(1, lld * locc)), dc(max(1, lld * locc)))
+    allocate(za(max(1, lld * locc)), zc(max(1, lld * locc)))
+    do k = 1, lld * locc
+      sa(k) = real(da(k))
+      za(k) = dcmplx(da(k), -da(k))
+    end do
+    sc = -1
+    dc = -1
+    zc = (-1d0, -1d0)
+    call pdtran(mc, nc, 2d0, da, ia2, ja2, desca, 0d0, dc, ic, jc, desca)
+    call pstradd('U', 'N', mc, nc, 2.0, sa, ia2, ja2, desca, 0.5, sc, ic, jc, desca)
+    call pzgeadd('C', mc, nc, (2d0, 0d0), za, ia2, ja2, desca, (-1d0, 0d0), zc, ic, jc, desca)
+    errs = 0
+    do jl = 1, locc
+      do il = 1, lld
+        k = il + (jl - 1) * lld
+        x = indxl2g(il, desca(5), myrow, desca(7), nprow) - ic
+        y = indxl2g(jl, desca(6), mycol, desca(8), npcol) - jc
+        want_d = -1d0
+        want_s = -1d0
+        want_z = (-1d0, -1d0)
+        if (il <= locr .and. x >= 0 .and. x < mc .and. y >= 0 .and. y < nc) then
+          a_t = f(ia2 + y, ja2 + x)
+          a_n = f(ia2 + x, ja2 + y)
+          want_d = 2 * a_t
+          if (y >= x) want_s = 2 * a_n - 0.5d0
+          want_z = dcmplx(2 * a_t + 1, 2 * a_t + 1)
+        end if
+        if (dc(k) /= want_d) errs = errs + 1
+        if (dble(sc(k)) /= want_s) errs = errs + 1
+        if (zc(k) /= want_z) errs = errs + 1
+      end do
+    end do
   end function
 end module
 
@@ -128,10 +183,11 @@ program gemr2d_driver
       if (da(k) /= want_a(il, jl, desca, myrow_a, mycol_a, p, q)) errs(1) = errs(1) + 1
     end do
   end do
+  errs(1) = errs(1) + pblas_errors(da, desca, myrow_a, mycol_a, p, q)
   call igsum2d(ictxt, 'All', ' ', 1, 1, errs, 1, -1, -1)
   if (me == 0) then
     if (errs(1) == 0) then
-      print '(a, i0, a)', 'fortran driver: ok on ', np, ' processes, 5 types'
+      print '(a, i0, a)', 'fortran driver: ok on ', np, ' processes, 5 types and PBLAS'
     else
       print '(a, i0, a)', 'fortran driver: FAILED: ', errs(1), ' wrong elements'
     end if
