@@ -17,7 +17,8 @@
  * triangle, LAPACK's: 'U' y >= x, 'L' x >= y) and untouched elsewhere (padding rows too),
  * A unchanged, and C equal to what PBLAS's own routine (dlopen/dlsym of the ScaLAPACK
  * library) writes. Then one square case runs every routine, TRANS, UPLO and two alpha
- * and beta on the same arrays: plans that collided in the cache would give wrong results.
+ * and beta on the same arrays: plans that collided in the cache would give wrong results;
+ * and A = C in place (same array, same sub-matrix), transposed or not.
  *
  * --errors: illegal arguments. The driver has its own PB_Cabort and PB_Cwarn, as PBLAS's
  * tester has, so both implementations report INFO here instead of aborting: each call is
@@ -223,6 +224,7 @@ struct call {
   struct op o;
   unsigned char alpha[16], beta[16];
   double alpha_re, alpha_im, beta_re, beta_im;
+  int a_is_c; /* A is C's own array (in place): A's values are C's initial ones */
 };
 
 static void run(const struct routines* r, const struct call* k, const struct mat* a,
@@ -263,7 +265,8 @@ static long check(const struct call* k, const struct mat* c, const unsigned char
         continue;
       }
       double ar, ai, cr, ci;
-      fa(k->ia - 1 + (transposed ? y : x), k->ja - 1 + (transposed ? x : y), &ar, &ai);
+      (k->a_is_c ? fc : fa)(k->ia - 1 + (transposed ? y : x), k->ja - 1 + (transposed ? x : y), &ar,
+                            &ai);
       if (conj) ai = -ai;
       if (!is_complex(t)) ai = 0;
       get(t, c->initial + e, &cr, &ci);
@@ -342,7 +345,7 @@ static long one_case(int t, int number, int shape, int v, int verbose) {
   int nprow, npcol, myrow, mycol;
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
   if (ctxt < 0) myrow = mycol = -1;
-  struct call k;
+  struct call k = {0};
   k.t = t, k.o = variant(v);
   k.m = rnd(1, 50), k.n = rnd(1, 50);
   if (rnd(0, 15) == 0) k.m = 0; /* quick return */
@@ -402,6 +405,46 @@ static long no_collisions(int t) {
     printf("driver: %c, 22 operations on the same arrays: %s\n", letter[t],
            bad ? "FAILED" : "all elements right");
   free_mat(&a), free_mat(&c);
+  if (ctxt >= 0) Cblacs_gridexit(ctxt);
+  return bad;
+}
+
+/* A and C the same array and descriptor, the same square sub-matrix: C := 0.5 C + 2 C
+ * (p?geadd 'N', also checked against PBLAS's own) and, through redist, C := 0.5 C + 2 C^T
+ * (p?tran), which must read every element of sub(C) before writing any, as if A were a
+ * copy (PBLAS's own does not: it reads some after writing them). */
+static long in_place(int t, int with_redist) {
+  const int P = np >= 2 ? 2 : 1, Q = np / P;
+  int ctxt, nprow, npcol, myrow, mycol;
+  Cblacs_get(-1, 0, &ctxt);
+  Cblacs_gridinit(&ctxt, "Row", P, Q);
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  if (ctxt < 0) myrow = mycol = -1;
+  struct mat c = {30, 30, 4, 3, 4, 3, 0, 0, 1, 0, 0, 0, {0}, NULL, NULL};
+  make_mat(&c, ctxt, myrow, mycol, P, Q, t, 0, 0);
+  long bad = 0;
+  for (int v = 0; v < 1 + with_redist; ++v) {
+    struct call k = {t, 20, 20, 3, 2, 3, 2, variant(v ? 0 : 2), {0}, {0}, 0, 0, 0, 0, 1};
+    set_scalars(&k, 3, 4, 0, 0);
+    if (c.data) memcpy(c.data, c.initial, (size_t)c.lld * c.locc * size_of[t]);
+    last_info = 0;
+    if (myrow >= 0) run(linked, &k, &c, c.data, &c, c.data);
+    bad += check(&k, &c, c.data, myrow, mycol, P, Q) + (last_info != 0);
+    if (v == 0 && c.data) { /* PBLAS's own, elementwise here */
+      const size_t bytes = (size_t)c.lld * c.locc * size_of[t];
+      unsigned char* ours = malloc(bytes);
+      memcpy(ours, c.data, bytes), memcpy(c.data, c.initial, bytes);
+      run(pblas, &k, &c, c.data, &c, c.data);
+      bad += differ(t, ours, c.data, (size_t)c.lld * c.locc);
+      free(ours);
+    } else if (v == 0 && myrow >= 0) {
+      run(pblas, &k, &c, c.data, &c, c.data);
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0)
+    printf("driver: %c, A = C in place: %s\n", letter[t], bad ? "FAILED" : "all elements right");
+  free_mat(&c);
   if (ctxt >= 0) Cblacs_gridexit(ctxt);
   return bad;
 }
@@ -543,7 +586,7 @@ int main(int argc, char** argv) {
         bad += one_case(t, c, c * TYPES + t, (c * 4 + t) % 11, verbose);
     if (me == 0)
       printf("driver: %d cases x 4 types: %s\n", cases, bad ? "FAILED" : "all elements right");
-    for (int t = 0; t < TYPES; ++t) bad += no_collisions(t);
+    for (int t = 0; t < TYPES; ++t) bad += no_collisions(t) + in_place(t, version != NULL);
     status = bad != 0;
   }
   Cblacs_exit(0); /* MPI_Finalize */
