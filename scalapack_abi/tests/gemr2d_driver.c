@@ -458,52 +458,30 @@ static long lenient(void) {
 }
 
 int main(int argc, char** argv) {
-  int cases = 20, verbose = 0, error_mode = 0, lenient_mode = 0;
-  unsigned long long seed = 12345;
-  const char* expect = NULL;
-  for (int k = 1; k < argc; ++k) {
-    if (!strcmp(argv[k], "--cases") && k + 1 < argc)
-      cases = atoi(argv[++k]);
-    else if (!strcmp(argv[k], "--seed") && k + 1 < argc)
-      seed = strtoull(argv[++k], NULL, 10);
-    else if (!strcmp(argv[k], "--expect") && k + 1 < argc)
-      expect = argv[++k];
-    else if (!strcmp(argv[k], "--verbose"))
-      verbose = 1;
-    else if (!strcmp(argv[k], "--errors"))
-      error_mode = 1;
-    else if (!strcmp(argv[k], "--lenient"))
-      lenient_mode = 1;
-  }
-  Cblacs_pinfo(&me, &np);
-  list_shapes();
-  rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
-
-  /* Whose p?gemr2d is linked, and ScaLAPACK's own from the ScaLAPACK library itself. */
-  const char* (*version)(void) =
-      (const char* (*)(void))dlsym(RTLD_DEFAULT, "redist_scalapack_version");
-  const char* impl = version ? version() : "scalapack";
-  void* lib = dlopen(REDIST_TEST_SCALAPACK_PATH, RTLD_NOW | RTLD_NOLOAD);
+  struct options o = {.cases = 20};
+  const char* impl;
+  void* lib;
+  const int expected = start(argc, argv, &o, &impl, &lib);
+  const int redist = strncmp(impl, "redist", 6) == 0;
+  /* ScaLAPACK's own routines, from the ScaLAPACK library itself. */
   static const char* names[TYPES] = {"Cpsgemr2d", "Cpdgemr2d", "Cpcgemr2d", "Cpzgemr2d",
                                      "Cpigemr2d"};
   static const char* tr_names[TYPES] = {"Cpstrmr2d", "Cpdtrmr2d", "Cpctrmr2d", "Cpztrmr2d",
                                         "Cpitrmr2d"};
   for (int t = 0; t < TYPES; ++t) ref_c[t] = lib ? (c_entry)dlsym(lib, names[t]) : NULL;
   for (int t = 0; t < TYPES; ++t) ref_tc[t] = lib ? (tc_entry)dlsym(lib, tr_names[t]) : NULL;
-  if (me == 0) printf("driver: %d processes, implementation: %s\n", np, impl);
   int status = 0;
-  if (expect && strncmp(impl, expect, strlen(expect)) != 0) {
-    if (me == 0) printf("driver: FAILED: expected the %s implementation\n", expect);
+  if (!expected) {
     status = 1;
   } else if (!lib || !ref_c[D] || !ref_tc[D]) {
     if (me == 0) printf("driver: FAILED: ScaLAPACK's own routines not found\n");
     status = 1;
-  } else if (lenient_mode) {
+  } else if (o.lenient) {
     const long bad = lenient();
     if (me == 0) printf("driver: lenient calls: %s\n", bad ? "FAILED" : "all as ScaLAPACK");
     status = bad != 0;
-  } else if (error_mode) {
-    if (!version) {
+  } else if (o.errors) {
+    if (!redist) {
       if (me == 0) printf("driver: --errors needs redist_scalapack (ScaLAPACK exits)\n");
       status = 1;
     } else {
@@ -513,11 +491,11 @@ int main(int argc, char** argv) {
     }
   } else {
     long bad = 0;
-    for (int c = 0; c < cases; ++c)
-      for (int t = 0; t < TYPES; ++t) bad += one_case(t, c, c * TYPES + t, verbose);
+    for (int c = 0; c < o.cases; ++c)
+      for (int t = 0; t < TYPES; ++t) bad += one_case(t, c, c * TYPES + t, o.verbose);
     if (me == 0)
-      printf("driver: %d cases x 5 types: %s\n", cases, bad ? "FAILED" : "all elements right");
-    if (version) {
+      printf("driver: %d cases x 5 types: %s\n", o.cases, bad ? "FAILED" : "all elements right");
+    if (redist) {
       const long moved = in_place();
       if (me == 0) printf("driver: in place (A = B): %ld wrong elements\n", moved);
       bad += moved;

@@ -378,16 +378,23 @@ static long one_case(int t, int number, int shape, int v, int verbose) {
   return bad;
 }
 
+/* A P x Q "Row" grid of processes 0..P Q-1 and this process's place ({-1, -1} outside). */
+static int row_grid(int P, int Q, int* myrow, int* mycol) {
+  int ctxt, nprow, npcol;
+  Cblacs_get(-1, 0, &ctxt);
+  Cblacs_gridinit(&ctxt, "Row", P, Q);
+  Cblacs_gridinfo(ctxt, &nprow, &npcol, myrow, mycol);
+  if (ctxt < 0) *myrow = *mycol = -1;
+  return ctxt;
+}
+
 /* Every routine, TRANS and UPLO, and two alpha and beta, one after the other on the same
  * square sub-matrices of the same arrays: only the operation differs between the calls,
  * so a plan cache that mixed them up would give wrong elements. */
 static long no_collisions(int t) {
   const int P = np >= 2 ? 2 : 1, Q = np / P;
-  int ctxt, nprow, npcol, myrow, mycol;
-  Cblacs_get(-1, 0, &ctxt);
-  Cblacs_gridinit(&ctxt, "Row", P, Q);
-  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-  if (ctxt < 0) myrow = mycol = -1;
+  int myrow, mycol;
+  const int ctxt = row_grid(P, Q, &myrow, &mycol);
   struct mat a = {40, 36, 5, 4, 5, 4, 1 % P, 0, 1, 0, 0, 0, {0}, NULL, NULL};
   struct mat c = {33, 41, 3, 7, 3, 7, 0, Q - 1, 1, 0, 0, 0, {0}, NULL, NULL};
   make_mat(&a, ctxt, myrow, mycol, P, Q, t, 1, 0);
@@ -415,11 +422,8 @@ static long no_collisions(int t) {
  * copy (PBLAS's own does not: it reads some after writing them). */
 static long in_place(int t, int with_redist) {
   const int P = np >= 2 ? 2 : 1, Q = np / P;
-  int ctxt, nprow, npcol, myrow, mycol;
-  Cblacs_get(-1, 0, &ctxt);
-  Cblacs_gridinit(&ctxt, "Row", P, Q);
-  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-  if (ctxt < 0) myrow = mycol = -1;
+  int myrow, mycol;
+  const int ctxt = row_grid(P, Q, &myrow, &mycol);
   struct mat c = {30, 30, 4, 3, 4, 3, 0, 0, 1, 0, 0, 0, {0}, NULL, NULL};
   make_mat(&c, ctxt, myrow, mycol, P, Q, t, 0, 0);
   long bad = 0;
@@ -458,12 +462,8 @@ struct bad_call {
 };
 static long errors(int with_redist) {
   const int t = D, P = 1, Q = np;
-  int ctxt, other, nprow, npcol, myrow, mycol;
-  Cblacs_get(-1, 0, &ctxt);
-  Cblacs_gridinit(&ctxt, "Row", P, Q);
-  Cblacs_get(-1, 0, &other);
-  Cblacs_gridinit(&other, "Row", P, Q);
-  Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
+  int myrow, mycol, ignored[2];
+  const int ctxt = row_grid(P, Q, &myrow, &mycol), other = row_grid(P, Q, ignored, ignored + 1);
   struct mat a = {20, 20, 3, 3, 3, 3, 0, 0, 1, 0, 0, 0, {0}, NULL, NULL};
   struct mat c = a;
   make_mat(&a, ctxt, myrow, mycol, P, Q, t, 1, 0);
@@ -537,29 +537,11 @@ static long errors(int with_redist) {
 }
 
 int main(int argc, char** argv) {
-  int cases = 11, verbose = 0, error_mode = 0;
-  unsigned long long seed = 12345;
-  const char* expect = NULL;
-  for (int k = 1; k < argc; ++k) {
-    if (!strcmp(argv[k], "--cases") && k + 1 < argc)
-      cases = atoi(argv[++k]);
-    else if (!strcmp(argv[k], "--seed") && k + 1 < argc)
-      seed = strtoull(argv[++k], NULL, 10);
-    else if (!strcmp(argv[k], "--expect") && k + 1 < argc)
-      expect = argv[++k];
-    else if (!strcmp(argv[k], "--verbose"))
-      verbose = 1;
-    else if (!strcmp(argv[k], "--errors"))
-      error_mode = 1;
-  }
-  Cblacs_pinfo(&me, &np);
-  list_shapes();
-  rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
-
-  const char* (*version)(void) =
-      (const char* (*)(void))dlsym(RTLD_DEFAULT, "redist_scalapack_version");
-  const char* impl = version ? version() : "scalapack";
-  void* lib = dlopen(REDIST_TEST_SCALAPACK_PATH, RTLD_NOW | RTLD_NOLOAD);
+  struct options o = {.cases = 11};
+  const char* impl;
+  void* lib;
+  const int expected = start(argc, argv, &o, &impl, &lib);
+  const int redist = strncmp(impl, "redist", 6) == 0;
   int found = lib != NULL;
   for (int t = 0; t < TYPES && found; ++t) {
     void* f[4];
@@ -567,26 +549,24 @@ int main(int argc, char** argv) {
     pblas[t].tran = (tran_fn)f[0], pblas[t].tranc = (tran_fn)f[1];
     pblas[t].geadd = (geadd_fn)f[2], pblas[t].tradd = (tradd_fn)f[3];
   }
-  if (me == 0) printf("driver: %d processes, implementation: %s\n", np, impl);
   int status = 0;
-  if (expect && strncmp(impl, expect, strlen(expect)) != 0) {
-    if (me == 0) printf("driver: FAILED: expected the %s implementation\n", expect);
+  if (!expected) {
     status = 1;
   } else if (!found) {
     if (me == 0) printf("driver: FAILED: PBLAS's own routines not found\n");
     status = 1;
-  } else if (error_mode) {
-    const long bad = errors(version != NULL);
+  } else if (o.errors) {
+    const long bad = errors(redist);
     if (me == 0) printf("driver: errors: %s\n", bad ? "FAILED" : "all reported as PBLAS does");
     status = bad != 0;
   } else {
     long bad = 0;
-    for (int c = 0; c < cases; ++c)
+    for (int c = 0; c < o.cases; ++c)
       for (int t = 0; t < TYPES; ++t)
-        bad += one_case(t, c, c * TYPES + t, (c * 4 + t) % 11, verbose);
+        bad += one_case(t, c, c * TYPES + t, (c * 4 + t) % 11, o.verbose);
     if (me == 0)
-      printf("driver: %d cases x 4 types: %s\n", cases, bad ? "FAILED" : "all elements right");
-    for (int t = 0; t < TYPES; ++t) bad += no_collisions(t) + in_place(t, version != NULL);
+      printf("driver: %d cases x 4 types: %s\n", o.cases, bad ? "FAILED" : "all elements right");
+    for (int t = 0; t < TYPES; ++t) bad += no_collisions(t) + in_place(t, redist);
     status = bad != 0;
   }
   Cblacs_exit(0); /* MPI_Finalize */
