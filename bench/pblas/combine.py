@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Pools the rounds of the PBLAS drop-in bench (bench/pblas/run.sh): each JSON is one run of
+redist-dropin-pblas, PBLAS's own ("implementation": "scalapack") or libredist_scalapack's
+under LD_PRELOAD. Per case and implementation: the median of every timed call of every
+round, each round's median, and the first call's median over rounds; the speedup is
+PBLAS's pooled median over redist's. Writes OUT.json and prints a Markdown table.
+
+usage: combine.py OUT.json RUN.json...
+"""
+import json
+import statistics
+import sys
+
+
+def main(out_path, *run_paths):
+    runs = []
+    for path in run_paths:
+        with open(path) as f:
+            runs.append(json.load(f))
+    ours = [r for r in runs if r["implementation"].startswith("redist")]
+    theirs = [r for r in runs if not r["implementation"].startswith("redist")]
+    if not ours or not theirs:
+        sys.exit("combine.py: need runs of both implementations")
+
+    def pooled(rs, name):
+        cs = [c for r in rs for c in r["cases"] if c["name"] == name]
+        return {
+            "median_seconds": statistics.median(t for c in cs for t in c["times"]),
+            "round_medians": [c["median_seconds"] for c in cs],
+            "first_seconds": statistics.median(c["first_seconds"] for c in cs),
+            "mismatches": sum(c["mismatches"] for c in cs),
+        }
+
+    rows = []
+    for c in ours[0]["cases"]:
+        p, q = pooled(theirs, c["name"]), pooled(ours, c["name"])
+        rows.append({"name": c["name"], "what": c["what"], "pblas": p, "redist": q,
+                     "speedup": p["median_seconds"] / q["median_seconds"],
+                     "speedup_first_call": p["first_seconds"] / q["first_seconds"]})
+    loads = [r[k] for r in runs for k in ("loadavg_start", "loadavg_end")]
+    merged = {"suite": "dropin-pblas", "ranks": ours[0]["ranks"], "repeat": ours[0]["repeat"],
+              "rounds": len(ours), "loadavg_min": min(loads), "loadavg_max": max(loads),
+              "startup_seconds": {"pblas": [r["startup_seconds"] for r in theirs],
+                                  "redist": [r["startup_seconds"] for r in ours]},
+              "cases": rows, "runs": runs}
+    with open(out_path, "w") as f:
+        json.dump(merged, f, indent=2)
+        f.write("\n")
+    print("| case | PBLAS median s | drop-in median s | speedup | PBLAS first s | "
+          "drop-in first s | check |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        ok = r["pblas"]["mismatches"] + r["redist"]["mismatches"] == 0
+        print("| %s %s | %.4f | %.4f | %.1fx | %.4f | %.4f | %s |" % (
+            r["name"], r["what"], r["pblas"]["median_seconds"], r["redist"]["median_seconds"],
+            r["speedup"], r["pblas"]["first_seconds"], r["redist"]["first_seconds"],
+            "ok" if ok else "WRONG"))
+    print("\n%d rounds of %d calls each; load %.2f-%.2f" % (
+        len(ours), ours[0]["repeat"], min(loads), max(loads)))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])
