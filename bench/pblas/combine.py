@@ -3,7 +3,9 @@
 redist-dropin-pblas, PBLAS's own ("implementation": "scalapack") or libredist_scalapack's
 under LD_PRELOAD. Per case and implementation: the median of every timed call of every
 round, each round's median, and the first call's median over rounds; the speedup is
-PBLAS's pooled median over redist's. Writes OUT.json and prints a Markdown table.
+PBLAS's pooled median over redist's, and each round (PBLAS's run and redist's next to it,
+under the same load) gives one more, whose range the table shows. Runs pair up in the order
+given. Writes OUT.json and prints a Markdown table.
 
 usage: combine.py OUT.json RUN.json...
 """
@@ -34,8 +36,10 @@ def main(out_path, *run_paths):
     rows = []
     for c in ours[0]["cases"]:
         p, q = pooled(theirs, c["name"]), pooled(ours, c["name"])
+        rounds = [x / y for x, y in zip(p["round_medians"], q["round_medians"])]
         rows.append({"name": c["name"], "what": c["what"], "pblas": p, "redist": q,
                      "speedup": p["median_seconds"] / q["median_seconds"],
+                     "round_speedups": rounds,
                      "speedup_first_call": p["first_seconds"] / q["first_seconds"]})
     loads = [r[k] for r in runs for k in ("loadavg_start", "loadavg_end")]
     merged = {"suite": "dropin-pblas", "ranks": ours[0]["ranks"], "repeat": ours[0]["repeat"],
@@ -46,15 +50,15 @@ def main(out_path, *run_paths):
     with open(out_path, "w") as f:
         json.dump(merged, f, indent=2)
         f.write("\n")
-    print("| case | PBLAS median s | drop-in median s | speedup | PBLAS first s | "
+    print("| case | PBLAS median s | drop-in median s | speedup | per round | PBLAS first s | "
           "drop-in first s | check |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         ok = r["pblas"]["mismatches"] + r["redist"]["mismatches"] == 0
-        print("| %s %s | %.4f | %.4f | %.1fx | %.4f | %.4f | %s |" % (
+        print("| %s %s | %.4f | %.4f | %.1fx | %.1f-%.1fx | %.4f | %.4f | %s |" % (
             r["name"], r["what"], r["pblas"]["median_seconds"], r["redist"]["median_seconds"],
-            r["speedup"], r["pblas"]["first_seconds"], r["redist"]["first_seconds"],
-            "ok" if ok else "WRONG"))
+            r["speedup"], min(r["round_speedups"]), max(r["round_speedups"]),
+            r["pblas"]["first_seconds"], r["redist"]["first_seconds"], "ok" if ok else "WRONG"))
     print("\n%d rounds of %d calls each; load %.2f-%.2f" % (
         len(ours), ours[0]["repeat"], min(loads), max(loads)))
 

@@ -24,7 +24,7 @@ if [ "$np" -gt "$(nproc)" ]; then mpi_flags+=(--oversubscribe); fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-for r in $(seq 1 "$rounds"); do
+for r in $(seq -w 1 "$rounds"); do  # 01, 02, ...: the runs pair up in name order
   mpirun "${mpi_flags[@]}" -np "$np" "$bin" --repeat "${REPEAT:-10}" \
     --json "$work/pblas-$r.json"
   mpirun "${mpi_flags[@]}" -np "$np" -x LD_PRELOAD="$lib" "$bin" --repeat "${REPEAT:-10}" \
