@@ -32,7 +32,7 @@ static int rnd(int lo, int hi) { /* uniform in [lo, hi] */
 }
 
 /* Global index of local index l (0-based), ScaLAPACK's INDXL2G. */
-static long l2g(int l, int nb, int iproc, int isrc, int nprocs) {
+static inline long l2g(int l, int nb, int iproc, int isrc, int nprocs) {
   return ((long)(l / nb) * nprocs + (iproc - isrc + nprocs) % nprocs) * nb + l % nb;
 }
 

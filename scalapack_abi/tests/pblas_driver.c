@@ -402,7 +402,7 @@ static long no_collisions(int t) {
   long bad = 0;
   for (int s = 0; s < 2; ++s)
     for (int v = 0; v < 11; ++v) {
-      struct call k = {t, 23, 23, 4, 6, 3, 2, variant(v), {0}, {0}, 0, 0, 0, 0};
+      struct call k = {t, 23, 23, 4, 6, 3, 2, variant(v), {0}, {0}, 0, 0, 0, 0, 0};
       set_scalars(&k, s ? 3 : 5, s ? 4 : 2, s ? 2 : 3, s ? 3 : 2);
       if (c.data) memcpy(c.data, c.initial, (size_t)c.lld * c.locc * size_of[t]);
       bad += run_and_check(&k, &a, &c, myrow, mycol, P, Q);
@@ -470,7 +470,7 @@ static long errors(int with_redist) {
   make_mat(&c, ctxt, myrow, mycol, P, Q, t, 0, 0);
   long bad = 0;
   for (int e = 0; e < 24; ++e) {
-    struct call k = {t, 5, 5, 1, 1, 1, 1, {2, 'N', 0}, {0}, {0}, 0, 0, 0, 0};
+    struct call k = {t, 5, 5, 1, 1, 1, 1, {2, 'N', 0}, {0}, {0}, 0, 0, 0, 0, 0};
     set_scalars(&k, 3, 2, 0, 0);
     int da[11], dc[11], only = -1, info = 0;
     memcpy(da, a.desc, sizeof da), memcpy(dc, c.desc, sizeof dc);
