@@ -12,6 +12,12 @@
 #            with OMP_NUM_THREADS=1 and 2 there (threads-omp1.json, threads-omp2.json);
 #            bench/plots/combine_threads.py merges them into threads.json with the speedup
 #            of 2 threads over 1.
+#   cluster  (root) one job per topology and link rate on simulated nodes through
+#            scripts/cluster.sh (network namespaces, tbf-shaped veth links):
+#            CLUSTER_TOPOLOGIES ("2x1 2x2 3x1", nodes x ranks per node) x CLUSTER_RATES
+#            ("1gbit 2.5gbit 10gbit"), each CLUSTER_RUNS (1) times, --repeat REPEAT (5);
+#            bench/plots/cluster.py pools them into cluster.json (min and median over every
+#            timed run) and draws cluster.png and cluster_relabel.png.
 #
 # Env: BUILD_DIR (build), OPENMP_BUILD_DIR (build-openmp), NP (2), REPEAT (10),
 #      SUITES (standard), EXTRA (more bench flags, e.g. --quick), JOBS (nproc),
@@ -77,6 +83,27 @@ for suite in ${SUITES:-standard}; do
         echo "bench.sh: no OpenMP build in $omp_dir; threads suite on the default build only"
       fi
       python3 bench/plots/combine_threads.py "$results/threads.json" "${threads_json[@]}"
+      ;;
+    cluster)
+      # Issue 25, point 7. Each job sizes cases a-d to a link bound of at least 0.5 s at its
+      # rate (BENCH_LINK_RATE; bench/suites_cluster.cpp).
+      cluster_tmp=$(mktemp -d)
+      trap 'rm -rf "$cluster_tmp"' EXIT
+      abs_exe=$(realpath "$exe")
+      for run in $(seq "${CLUSTER_RUNS:-1}"); do
+        for topo in ${CLUSTER_TOPOLOGIES:-2x1 2x2 3x1}; do
+          for rate in ${CLUSTER_RATES:-1gbit 2.5gbit 10gbit}; do
+            echo "cluster: $topo at $rate, run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
+            # shellcheck disable=SC2086
+            BENCH_LINK_RATE=$rate scripts/cluster.sh --nodes "${topo%x*}" \
+              --ranks-per-node "${topo#*x}" --rate "$rate" -- "$abs_exe" --suite cluster \
+              --repeat "${REPEAT:-5}" --json "$cluster_tmp/$topo-$rate-$run.json" ${EXTRA:-}
+          done
+        done
+      done
+      mkdir -p "$plots"
+      python3 bench/plots/cluster.py "$results/cluster.json" "$cluster_tmp"/*.json --plots "$plots"
+      rm -rf "$cluster_tmp"
       ;;
     dropin)
       # One unmodified ScaLAPACK program, linked to ScaLAPACK only and with
