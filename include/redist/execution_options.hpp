@@ -5,15 +5,17 @@
 /// rank must use the same ones, since the transports are set up collectively: the
 /// Redistributor agrees on them (detail/agreement.hpp) before any collective set-up.
 ///
-/// | member          | default                 | environment (read once, then agreed) |
-/// |-----------------|-------------------------|--------------------------------------|
-/// | chunk_bytes     | 2 MiB                   | REDIST_CHUNK_BYTES=N                 |
-/// | streaming       | automatic (>= 16 MiB)   | REDIST_STREAMING=0 or 1              |
-/// | shared_window   | on                      | REDIST_SHARED_WINDOW=0 or 1          |
-/// | gpu_aware_mpi   | REDIST_GPU_AWARE_MPI    | REDIST_GPU_AWARE_MPI=0 or 1          |
+/// | member                   | default               | environment (read once, then agreed) |
+/// |--------------------------|-----------------------|--------------------------------------|
+/// | chunk_bytes              | 2 MiB                 | REDIST_CHUNK_BYTES=N                 |
+/// | streaming                | automatic (>= 16 MiB) | REDIST_STREAMING=0 or 1              |
+/// | shared_window            | on                    | REDIST_SHARED_WINDOW=0 or 1          |
+/// | gpu_aware_mpi            | REDIST_GPU_AWARE_MPI  | REDIST_GPU_AWARE_MPI=0 or 1          |
+/// | progress_timeout_seconds | 300                   | REDIST_PROGRESS_TIMEOUT=S (0: never) |
 ///
 /// PlanOptions::max_message_bytes has one too, REDIST_MAX_MESSAGE_BYTES (plan.hpp).
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -47,6 +49,11 @@ struct ExecutionOptions {
   /// MPI reads and writes device memory directly; off: device messages are staged
   /// through host buffers.
   bool gpu_aware_mpi = REDIST_GPU_AWARE_MPI != 0;
+  /// A blocking wait gives up, with communication_error naming the peers and the bytes
+  /// still owed, after this many seconds without any transfer completing (a dead link, a
+  /// peer that never comes); the source is never written. 0: wait forever. Generous by
+  /// default: one chunk takes milliseconds, even a 1 GiB piece seconds on a slow link.
+  double progress_timeout_seconds = 300;
 
   /// These options with every REDIST_* variable that is set applied on top.
   /// @throws invalid_argument naming the variable and its value if one is malformed.
@@ -60,6 +67,8 @@ struct ExecutionOptions {
       o.shared_window = detail::env_flag("REDIST_SHARED_WINDOW", e);
     if (const char* e = std::getenv("REDIST_GPU_AWARE_MPI"))
       o.gpu_aware_mpi = detail::env_flag("REDIST_GPU_AWARE_MPI", e);
+    if (const char* e = std::getenv("REDIST_PROGRESS_TIMEOUT"))
+      o.progress_timeout_seconds = detail::env_seconds("REDIST_PROGRESS_TIMEOUT", e);
     o.validate();
     return o;
   }
@@ -71,6 +80,10 @@ struct ExecutionOptions {
     detail::require<invalid_argument>(
         streaming_threshold_bytes >= 0, "streaming threshold must be >= 0",
         "ExecutionOptions::streaming_threshold_bytes", streaming_threshold_bytes);
+    detail::require<invalid_argument>(
+        std::isfinite(progress_timeout_seconds) && progress_timeout_seconds >= 0,
+        "progress timeout must be a number of seconds >= 0 (0: never)",
+        "ExecutionOptions::progress_timeout_seconds", progress_timeout_seconds);
   }
 };
 

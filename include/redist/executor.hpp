@@ -84,6 +84,7 @@ class Executor {
     link_.requests = &requests_;
     link_.exec = &exec_;
     link_.max_message_bytes = plan_.options.max_message_bytes;
+    requests_.set_progress_timeout(options_.progress_timeout_seconds);
     compile_graph();
   }
 

@@ -217,6 +217,7 @@ requires requires(const Options& o) {
   o.streaming_threshold_bytes;
   o.shared_window;
   o.gpu_aware_mpi;
+  o.progress_timeout_seconds;
 }
 std::vector<AgreementItem> execution_items(const Options& o) {
   return {
@@ -226,6 +227,9 @@ std::vector<AgreementItem> execution_items(const Options& o) {
                  static_cast<index_t>(o.streaming_threshold_bytes)),
       value_item("ExecutionOptions::shared_window", static_cast<index_t>(o.shared_window)),
       value_item("ExecutionOptions::gpu_aware_mpi", static_cast<index_t>(o.gpu_aware_mpi)),
+      // In microseconds: the value shown when ranks differ stays an integer.
+      value_item("ExecutionOptions::progress_timeout_seconds (us)",
+                 static_cast<index_t>(o.progress_timeout_seconds * 1e6)),
   };
 }
 }  // namespace detail

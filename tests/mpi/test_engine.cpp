@@ -2,8 +2,10 @@
 // predecessors in the task graph (the graph is the schedule); start/test/wait let the
 // caller drive the transfer; tiny chunks and every transport move the same data; execution
 // options are agreed by every rank; a caller's execution-space instance runs the copies.
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -155,6 +157,16 @@ TEST_CASE("mpi: execution options that differ between ranks fail on every rank")
     const std::string what = message([&] { Redistributor r(a, b, comm); });
     CHECK(what.find("ExecutionOptions::shared_window") != std::string::npos);
   }
+  SUBCASE("progress timeout set by the environment of one rank") {
+    const ScopedEnv w("REDIST_PROGRESS_TIMEOUT", comm.rank() == 0 ? "30" : "300");
+    const std::string what = message([&] { Redistributor r(a, b, comm); });
+    CHECK(what.find("ExecutionOptions::progress_timeout_seconds") != std::string::npos);
+  }
+  SUBCASE("a malformed progress timeout names its variable") {
+    const ScopedEnv w("REDIST_PROGRESS_TIMEOUT", "-1");
+    CHECK_THROWS_WITH_AS(Redistributor(a, b, comm), doctest::Contains("REDIST_PROGRESS_TIMEOUT"),
+                         invalid_argument);
+  }
   SUBCASE("a malformed variable on one rank is an error on every rank") {
     const ScopedEnv w("REDIST_CHUNK_BYTES", comm.rank() == np - 1 ? "12x" : "4096");
     std::string what;
@@ -202,4 +214,40 @@ TEST_CASE("mpi: message layout follows the placement types, not what a map happe
                                        ScalapackColumnMajor<>{}, region)
               .ok);
   }
+}
+
+TEST_CASE("mpi: a rank that waits past the progress timeout gets an error naming its peer") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  if (np < 2) return;  // no peer to wait for
+  // Point to point: the waiting rank's receives stay posted after it gives up, so the late
+  // rank's sends still land and it completes.
+  const ScopedEnv window("REDIST_SHARED_WINDOW", "0");
+  const Layout src{uniform(60, 50, 8, 7), BlockCyclic(1, np)};
+  const Layout dst{uniform(60, 50, 5, 6), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+  TiledMatrix<double, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
+  fill_source(a);
+  fill_sentinel(b);
+  ExecutionOptions o;
+  o.progress_timeout_seconds = 1.0;
+  Redistributor r(a, b, comm, PlanOptions{}, o);
+  const int late = np - 1;
+  std::string what;
+  if (comm.rank() == late) {
+    std::this_thread::sleep_for(std::chrono::seconds(5));
+    r.redistribute();
+  } else {
+    try {
+      r.redistribute();
+    } catch (const communication_error& e) {
+      what = e.what();
+    }
+  }
+  if (comm.rank() == 0) {
+    CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);
+    CHECK(what.find("made no progress for 1 s") != std::string::npos);
+  }
+  comm.barrier();
+  CHECK(source_errors(a) == 0);  // the source is never written
 }

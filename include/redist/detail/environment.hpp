@@ -3,9 +3,12 @@
 /// Parsing of the REDIST_* environment variables (ExecutionOptions::with_environment,
 /// PlanOptions::with_environment): one place for their syntax and their error messages.
 
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include <redist/error.hpp>
 #include <redist/index.hpp>
@@ -33,6 +36,17 @@ inline index_t env_bytes(std::string_view name, std::string_view v, index_t larg
   require<invalid_argument>(
       n <= largest, "byte count above the largest allowed, " + std::to_string(largest), name, v);
   return n;
+}
+
+/// Seconds: a finite decimal number >= 0 ("0.5", "300").
+/// @throws invalid_argument naming the variable and its value otherwise.
+inline double env_seconds(std::string_view name, std::string_view v) {
+  double s = -1;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), s);
+  require<invalid_argument>(
+      !v.empty() && ec == std::errc() && ptr == v.data() + v.size() && std::isfinite(s) && s >= 0,
+      "must be a number of seconds >= 0", name, v);
+  return s;
 }
 
 }  // namespace redist::detail
