@@ -179,6 +179,14 @@ RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layo
   return rep;
 }
 
+/// Messages of this rank's task graph (sent and received) that do not go point to point.
+inline index_t not_point_to_point(const TaskGraph& g) {
+  index_t other = 0;
+  for (const Transport t : g.send_transport) other += t != Transport::point_to_point;
+  for (const Transport t : g.recv_transport) other += t != Transport::point_to_point;
+  return other;
+}
+
 /// Sets an environment variable for the lifetime of the object (every rank alike).
 class ScopedEnv {
  public:

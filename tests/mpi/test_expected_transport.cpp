@@ -46,10 +46,7 @@ void check_point_to_point(const boost::mpi::communicator& comm, A& a, B& b, cons
   CHECK(sum(comm, target_errors(b, region, checked)) == 0);
   CHECK_FALSE(r.execution_options().shared_window);
   const TaskGraph& g = r.task_graph();
-  index_t other = 0;
-  for (const Transport t : g.send_transport) other += t != Transport::point_to_point;
-  for (const Transport t : g.recv_transport) other += t != Transport::point_to_point;
-  CHECK(sum(comm, other) == 0);
+  CHECK(sum(comm, not_point_to_point(g)) == 0);
   CHECK(sum(comm, r.direct_messages().first + r.direct_messages().second) == 0);
   // Not vacuous: the move has messages, and the executor ran them point to point: every
   // sent chunk packed and handed to MPI, every received chunk arrived from MPI, none

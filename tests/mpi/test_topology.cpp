@@ -76,10 +76,7 @@ TEST_CASE("topology: between simulated nodes every message goes point to point")
     index_t checked = 0;
     CHECK(sum(comm, target_errors(b, region, checked)) == 0);
     CHECK(sum(comm, checked) == index_t{80} * 75);  // every target element, inside or not
-    index_t other = 0;
-    for (const Transport t : r.task_graph().send_transport) other += t != Transport::point_to_point;
-    for (const Transport t : r.task_graph().recv_transport) other += t != Transport::point_to_point;
-    CHECK(sum(comm, other) == 0);
+    CHECK(sum(comm, not_point_to_point(r.task_graph())) == 0);
     CHECK(sum(comm, r.direct_messages().first + r.direct_messages().second) == 0);
     if (n > 1) CHECK(sum(comm, r.plan().stats.messages_sent) > 0);
   };
