@@ -5,6 +5,9 @@
 # Suites with their own launch:
 #   dropin   the unmodified C program bench/dropin/dropin.c, linked to ScaLAPACK only and
 #            with libredist_scalapack first (dropin-ref.json, dropin-redist.json, dropin.json)
+#   dropin-pblas  bench/pblas/run.sh: an unmodified Fortran program calling PBLAS's pdtran
+#            and pdgeadd, as it is and with LD_PRELOAD=libredist_scalapack.so
+#            (dropin-pblas.json)
 #   network  runs over TCP: mpirun --mca pml ob1 --mca btl tcp,self (bench/results/network.json)
 #   threads  runs on 1 rank, unbound (--bind-to none), with the default build
 #            (threads-default.json) and, when an OpenMP build exists ($OPENMP_BUILD_DIR,
@@ -117,6 +120,11 @@ for suite in ${SUITES:-standard}; do
       done
       python3 bench/dropin/combine.py "$results/dropin.json" "$results/dropin-ref.json" \
         "$results/dropin-redist.json"
+      ;;
+    dropin-pblas)
+      # PBLAS's pdtran and pdgeadd in an unmodified Fortran program, with and without
+      # LD_PRELOAD=libredist_scalapack.so (bench/pblas/run.sh).
+      BUILD_DIR=$build_dir NP=$np RESULTS=$results bench/pblas/run.sh
       ;;
     *)
       run "$np" "$exe" "$results/$suite.json" -- --suite "$suite"
