@@ -632,11 +632,14 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   // Statistics, gathered to rank 0.
   const PlanStats& s = R.plan().stats;
   const index_t esize = static_cast<index_t>(sizeof(T));
-  std::vector<index_t> sent, recv, local, buffers;
+  std::vector<index_t> sent, recv, local, buffers, plans, schedules;
   boost::mpi::gather(comm, s.elements_sent * esize, sent, 0);
   boost::mpi::gather(comm, s.elements_received * esize, recv, 0);
   boost::mpi::gather(comm, s.elements_local * esize, local, 0);
   boost::mpi::gather(comm, R.buffer_bytes(), buffers, 0);
+  // The plan's own memory, beside the buffers: max_buffer_bytes bounds only the buffers.
+  boost::mpi::gather(comm, s.plan_bytes, plans, 0);
+  boost::mpi::gather(comm, s.schedule_bytes, schedules, 0);
   std::vector<index_t> cats(s.categories.begin(), s.categories.end()), cat_sum(9, 0);
   boost::mpi::reduce(comm, cats.data(), 9, cat_sum.data(), std::plus<index_t>(), 0);
   const index_t messages = boost::mpi::all_reduce(comm, s.messages_sent, std::plus<index_t>());
@@ -679,11 +682,12 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   }
   std::printf("  categories (target tiles, all ranks):");
   for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(cat_sum[c]));
-  std::printf("\n  rank      sent B      recv B     local B    buffer B\n");
+  std::printf("\n  rank      sent B      recv B     local B    buffer B      plan B  schedule B\n");
   for (int r = 0; r < np; ++r)
-    std::printf("  %4d %11lld %11lld %11lld %11lld\n", r, static_cast<long long>(sent[r]),
-                static_cast<long long>(recv[r]), static_cast<long long>(local[r]),
-                static_cast<long long>(buffers[r]));
+    std::printf("  %4d %11lld %11lld %11lld %11lld %11lld %11lld\n", r,
+                static_cast<long long>(sent[r]), static_cast<long long>(recv[r]),
+                static_cast<long long>(local[r]), static_cast<long long>(buffers[r]),
+                static_cast<long long>(plans[r]), static_cast<long long>(schedules[r]));
   if (R.plan().batch > 0)
     std::printf("  messages %lld, batches %lld (batch = %lld source tile columns)\n",
                 static_cast<long long>(messages), static_cast<long long>(R.plan().batches),
@@ -696,6 +700,11 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   std::printf("  bandwidth (Eq. 3) %.3f GB/s at min time, %.3f GB/s at median\n", bw_min * 1e-9,
               bw_med * 1e-9);
   std::printf("  buffers  %lld B max per rank\n", static_cast<long long>(buffer_max));
+  std::printf(
+      "  memory   plan %lld B + schedule %lld B max per rank (beside the buffers; "
+      "max_buffer_bytes bounds the buffers only)\n",
+      static_cast<long long>(*std::max_element(plans.begin(), plans.end())),
+      static_cast<long long>(*std::max_element(schedules.begin(), schedules.end())));
   if (o.verify) {
     if (bad_total == 0) {
       std::printf("  verify   OK: %lld target elements checked\n",
@@ -741,6 +750,8 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
         << "  \"bytes\": {\"sent\": " << json_array(sent) << ", \"recv\": " << json_array(recv)
         << ", \"local\": " << json_array(local) << "},\n"
         << "  \"buffer_bytes\": " << json_array(buffers) << ",\n"
+        << "  \"plan_bytes\": " << json_array(plans) << ",\n"
+        << "  \"schedule_bytes\": " << json_array(schedules) << ",\n"
         << "  \"messages\": " << messages << ",\n"
         << "  \"plan_time_s\": " << plan_time << ",\n"
         << "  \"time_s\": {\"min\": " << t_min << ", \"median\": " << t_med

@@ -248,6 +248,10 @@ class Executor {
   void compile_graph() {
     schedule_ = compile(graph_);
     copies_.mirror();
+    // What the plan costs besides the buffers: the plan, and what was compiled from it.
+    plan_.stats.plan_bytes = static_cast<index_t>(plan_.memory_bytes());
+    plan_.stats.schedule_bytes = static_cast<index_t>(
+        graph_.memory_bytes() + schedule_.memory_bytes() + copies_.memory_bytes());
   }
 
   /// A task whose predecessors are done: queue it, or for a transport task, complete it

@@ -110,6 +110,14 @@ struct PlanStats {
   index_t dst_tiles = 0;                ///< target tiles of this rank that the region touches
   std::array<index_t, 9> categories{};  ///< of those tiles, by category
   index_t buffer_elements = 0;          ///< send + receive buffer of the largest batch
+  /// Heap bytes of the plan's own containers (capacity x element size of each; memory_bytes()).
+  /// PlanOptions::max_buffer_bytes bounds the buffers, not this: it grows with the segments
+  /// (make_plan) or the families (the compact plan).
+  index_t plan_bytes = 0;
+  /// Heap bytes of what an Executor compiles from a compact plan and keeps: task graph,
+  /// schedule, bound copy programs (and their device copies), execution state. 0 for a plan
+  /// no Executor holds. Not bounded by max_buffer_bytes either.
+  index_t schedule_bytes = 0;
 };
 
 class Plan {
@@ -127,12 +135,14 @@ class Plan {
   std::vector<PlannedSegment> local;  ///< sorted like the others; peer == rank
   PlanStats stats;
 
-  /// Approximate heap bytes held by the plan.
+  /// Heap bytes held by the plan: capacity x element size of each of its containers.
   std::size_t memory_bytes() const {
     return (send.segments.capacity() + recv.segments.capacity() + local.capacity()) *
                sizeof(PlannedSegment) +
            (send.messages.capacity() + recv.messages.capacity()) * sizeof(Message) +
-           batch_columns.capacity() * sizeof(index_t);
+           (send.batch_elements.capacity() + recv.batch_elements.capacity() +
+            batch_columns.capacity()) *
+               sizeof(index_t);
   }
 };
 
@@ -362,6 +372,7 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
     s.buffer_elements =
         std::max(s.buffer_elements, plan.send.batch_elements[static_cast<std::size_t>(k)] +
                                         plan.recv.batch_elements[static_cast<std::size_t>(k)]);
+  s.plan_bytes = static_cast<index_t>(plan.memory_bytes());
   return plan;
 }
 

@@ -118,6 +118,18 @@ struct TaskGraph {
   std::vector<std::size_t> arrive_vertex;                 ///< per received chunk
   std::vector<std::size_t> ack_vertex;  ///< per sent message; SIZE_MAX when not acked
 
+  /// Heap bytes: capacity x element size of every container.
+  std::size_t memory_bytes() const {
+    std::size_t bytes = tasks.capacity() * sizeof(Task) + edges.capacity() * sizeof(TaskEdge) +
+                        (send_transport.capacity() + recv_transport.capacity()) * sizeof(Transport);
+    for (const Chunking* c : {&send, &recv, &local})
+      bytes += c->slices.capacity() * sizeof(Slice) + c->chunks.capacity() * sizeof(Chunk) +
+               c->begin.capacity() * sizeof(std::size_t);
+    for (const auto* v : {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex})
+      bytes += v->capacity() * sizeof(std::size_t);
+    return bytes;
+  }
+
   TaskCounts counts() const {
     TaskCounts c;
     for (const Task& t : tasks) c[t.kind] += 1;
@@ -263,6 +275,11 @@ struct Schedule {
   std::vector<int> in_degree;
   std::vector<std::uint8_t> queue;
   static constexpr std::size_t queues = 4;
+  /// Heap bytes: capacity x element size of every container.
+  std::size_t memory_bytes() const {
+    return (succ_begin.capacity() + succ.capacity()) * sizeof(std::uint32_t) +
+           in_degree.capacity() * sizeof(int) + queue.capacity() * sizeof(std::uint8_t);
+  }
 };
 
 inline Schedule compile(const TaskGraph& tg) {

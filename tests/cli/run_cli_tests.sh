@@ -92,6 +92,11 @@ assert sum(j["bytes"]["recv"]) + sum(j["bytes"]["local"]) == j.get("count", 1) *
 assert j["time_s"]["min"] <= j["time_s"]["median"]
 for k in ("src", "dst", "type", "batch", "plan_time_s", "bandwidth"):
     assert k in j, k
+# The plan's own memory beside the buffers, per rank.
+for k in ("buffer_bytes", "plan_bytes", "schedule_bytes"):
+    assert len(j[k]) == np and all(isinstance(b, int) and b >= 0 for b in j[k]), k
+if r["rows"] * r["cols"] > 0:
+    assert sum(j["plan_bytes"]) > 0 and sum(j["schedule_bytes"]) > 0
 PY
 }
 

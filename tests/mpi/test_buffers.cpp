@@ -2,7 +2,9 @@
 // Redistributor's buffer_bytes() does not change when it runs, never exceeds the plan's
 // send + receive figure for the largest batch, and shrinks with smaller batches. With
 // batch = 0, PlanOptions::max_buffer_bytes caps that figure on every rank, also where
-// irregular source tile columns must be cut inside (issue 10).
+// irregular source tile columns must be cut inside (issue 10). The plan's own memory
+// (PlanStats::plan_bytes, schedule_bytes) is reported beside the buffers, is not bounded by
+// that cap, and grows with the segments (issue 24, point 6).
 #include <algorithm>
 #include <vector>
 
@@ -41,6 +43,42 @@ TEST_CASE("mpi: buffer memory is exact before the first run and bounded by the b
     if (batch == 0) largest = worst;
     if (np > 1 && batch == 1) CHECK(worst < largest);  // 1 of 25 source tile columns at a time
     if (np == 1) CHECK(before == 0);                   // everything is local
+  }
+}
+
+TEST_CASE("mpi: the plan's own bytes are reported beside the buffers, outside their cap") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  index_t last = 0;
+  for (const index_t n : {40, 120}) {
+    CAPTURE(n);
+    // 2 x 2 tiles, one allocation per tile: a copy per segment.
+    const Layout src{uniform(n, n, 2, 2), BlockCyclic(1, np)};
+    const Layout dst{uniform(n, n, 3, 3), BlockCyclic(np, 1)};
+    TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+    TiledMatrix<double, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
+    fill_source(a);
+    fill_sentinel(b);
+    PlanOptions o;
+    o.max_buffer_bytes = 4096;
+    Redistributor r(a, b, comm, o);
+    const PlanStats& s = r.plan().stats;
+    CHECK(s.plan_bytes == static_cast<index_t>(r.plan().memory_bytes()));
+    CHECK(s.schedule_bytes >= static_cast<index_t>(r.task_graph().memory_bytes()));
+    // At least one copy program entry per segment this rank packs, unpacks or copies.
+    const index_t segments = s.segments_sent + s.segments_received + s.segments_local;
+    CHECK(s.schedule_bytes >= segments * static_cast<index_t>(sizeof(StridedCopy<double>)));
+    r.redistribute();
+    index_t checked = 0;
+    CHECK(sum(comm, target_errors(b, Region::whole({n, n}), checked)) == 0);
+    CHECK(r.plan().stats.schedule_bytes == s.schedule_bytes);  // known before the run
+    // The cap holds for the buffers; the plan and its copies are beyond it.
+    CHECK(r.buffer_bytes() <= o.max_buffer_bytes);
+    const index_t own = boost::mpi::all_reduce(comm, s.plan_bytes + s.schedule_bytes,
+                                               boost::mpi::maximum<index_t>());
+    CHECK(own > o.max_buffer_bytes);
+    CHECK(own > last);  // 9 times the segments
+    last = own;
   }
 }
 

@@ -123,6 +123,20 @@ class BoundCopies {
   /// Whether packing streams (its chunk must be fenced before a peer reads it).
   bool streaming_packs() const { return stream_pack_; }
 
+  /// Bytes of the copy programs: capacity x element size of every host container, plus
+  /// the device copies of the pools.
+  std::size_t memory_bytes() const {
+    std::size_t bytes = 0;
+    for (const Bound* b : {&send_, &recv_, &local_})
+      bytes += b->pool.runs.capacity() * sizeof(RowRun) +
+               b->pool.members.capacity() * sizeof(ColumnMember) +
+               b->pool.copies.capacity() * sizeof(StridedCopy<T>) +
+               b->rel.capacity() * sizeof(index_t) + b->range.capacity() * sizeof(Range) +
+               b->copies.span() * sizeof(StridedCopy<T>) + b->runs.span() * sizeof(RowRun) +
+               b->members.span() * sizeof(ColumnMember);
+    return bytes;
+  }
+
  private:
   using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
   /// One pool's copies, the buffer offset of each in its message, each chunk's range,

@@ -80,7 +80,8 @@ class CompactPlan {
   /// Elements of family f.
   index_t elements(const BlockFamily& f) const { return rows(f).elements() * cols(f).elements(); }
 
-  /// Heap bytes held by the plan.
+  /// Heap bytes held by the plan: capacity x element size of each of its containers
+  /// (PlanStats::plan_bytes when it was made).
   std::size_t memory_bytes() const {
     std::size_t bytes = (row_groups.capacity() + col_groups.capacity()) * sizeof(PieceGroup) +
                         batch_columns.capacity() * sizeof(index_t);
@@ -415,27 +416,29 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
 /// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
 /// options, a rank outside [0, comm_size), or a max_buffer_bytes below the feasible
 /// minimum (the same message on every rank, before any owner check).
-/// @post stats == make_plan(src, dst, r, rank, comm_size, options).stats; for every
-/// (peer, batch) both ends list the same families, in the same order, at the same
-/// buffer offsets (block_family.hpp).
+/// @post stats == make_plan(src, dst, r, rank, comm_size, options).stats but for
+/// plan_bytes (this plan's memory_bytes()); for every (peer, batch) both ends list the same
+/// families, in the same order, at the same buffer offsets (block_family.hpp).
 template <class SrcLayout, class DstLayout>
 CompactPlan make_compact_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
                               int comm_size, PlanOptions options = {}) {
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
+  CompactPlan plan;
   if constexpr (GridDistribution<typename SrcLayout::distribution_type> &&
                 GridDistribution<typename DstLayout::distribution_type>) {
     if (r.empty()) {
-      CompactPlan plan;
       plan.rank = rank;
       plan.comm_size = comm_size;
       plan.options = options;
       plan.per_axis = true;
-      return plan;
+    } else {
+      plan = detail::grid_compact_plan(src, dst, r, rank, comm_size, options);
     }
-    return detail::grid_compact_plan(src, dst, r, rank, comm_size, options);
   } else {
-    return detail::tile_compact_plan(src, dst, r, rank, comm_size, options);
+    plan = detail::tile_compact_plan(src, dst, r, rank, comm_size, options);
   }
+  plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
+  return plan;
 }
 
 }  // namespace redist

@@ -189,7 +189,10 @@ template <class SrcLayout, class DstLayout>
 CompactPlan make_compact_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
                               int comm_size, PlanOptions options, const Triangle& triangle) {
   CompactPlan plan = make_compact_plan(src, dst, r, rank, comm_size, options);
-  if (triangle.masks()) detail::mask_plan(plan, src, dst, r, triangle);
+  if (triangle.masks()) {
+    detail::mask_plan(plan, src, dst, r, triangle);
+    plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());  // new families
+  }
   return plan;
 }
 
