@@ -152,10 +152,10 @@ class Executor {
     }
     for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c)
       copies_.point_packs(c, buffers_.send_at(graph_.send.chunks[c].message));
-    // The chunks are the same as before (same plan, same chunk size); the transports and
-    // with them the Ack tasks are new.
-    graph_ = make_task_graph(plan_, chunk_elements(), graph_.send_transport, graph_.recv_transport,
-                             local_part_elements());
+    // The chunks are the same as before (same plan, same chunk size): kept, not cut again;
+    // the transports and with them the Ack tasks are new.
+    graph_ = make_task_graph(plan_, std::move(graph_.send), std::move(graph_.recv),
+                             std::move(graph_.local), graph_.send_transport, graph_.recv_transport);
     compile_graph();
   }
 

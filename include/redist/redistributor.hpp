@@ -7,9 +7,12 @@
 ///   r.redistribute();           // blocking
 ///   r.start(); ...; r.wait();   // or overlapped with the caller's work
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -19,6 +22,7 @@
 
 #include <redist/detail/agreement.hpp>
 #include <redist/detail/collectively.hpp>
+#include <redist/detail/part_overlaps.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/executor.hpp>
@@ -33,6 +37,13 @@
 namespace redist {
 
 namespace detail {
+
+/// Allocation `alloc` of part `part` (a Kokkos view) as a byte range.
+template <class A>
+PartSpan part_span(const A& a, index_t part, index_t alloc, bool target) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(a.data());
+  return PartSpan{begin, begin + a.span() * sizeof(typename A::value_type), part, alloc, target};
+}
 
 template <class A, class B>
 bool overlaps(const A& a, const B& b) {
@@ -97,23 +108,23 @@ class Redistributor {
       : comm_(comm, boost::mpi::comm_duplicate) {
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
     CompactPlan plan;
-    std::vector<AgreementItem> items;
+    PartItems items;
+    std::vector<AgreementItem> others;
     detail::collectively(comm_, [&] {
       check_parts(parts);
       for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
       // REDIST_MAX_MESSAGE_BYTES before planning: the plan keeps the options it used.
       options = options.with_environment();
-      plan = plan_parts(parts, transform, options, options.max_buffer_bytes);
       items = part_items(parts, options, transform.op);
-      for (auto& item : detail::transform_items(transform)) items.push_back(std::move(item));
+      plan = plan_parts(parts, items, transform, options, options.max_buffer_bytes);
+      others = detail::transform_items(transform);
       // The environment is read once, here, and agreed like everything else.
       execution = execution.with_environment();
-      for (auto& item : detail::execution_items(execution)) items.push_back(std::move(item));
+      for (auto& item : detail::execution_items(execution)) others.push_back(std::move(item));
     });
     // Each rank's input is valid on its own; now all must be the same redistribution,
     // before anything sized or set up from the plans (detail/agreement.hpp).
-    detail::agree(comm_, items);
-    layout_items_ = layout_items(items);
+    agree_on(items, others);
     detail::collectively(comm_, [&] {
       // Each part's batches fit the budget alone; merged by index they may not. Then
       // every part gets an equal share (decided from the largest rank's need, so alike
@@ -121,11 +132,14 @@ class Redistributor {
       const index_t need = plan.stats.buffer_elements * options.element_bytes;
       const index_t worst = boost::mpi::all_reduce(comm_, need, boost::mpi::maximum<index_t>());
       if (options.batch == 0 && parts.size() > 1 && worst > options.max_buffer_bytes)
-        plan = plan_parts(parts, transform, options,
+        plan = plan_parts(parts, items, transform, options,
                           options.max_buffer_bytes / static_cast<index_t>(parts.size()));
       executor_ = std::make_unique<Executor<value_type, memory_space>>(
           std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
     });
+    // Kept to check rebind()'s parts against; only the items that fix the plan.
+    for (std::size_t v = 0; v < items.values.size(); ++v)
+      if (PartItems::fixes_plan(v % PartItems::kinds)) plan_values_.push_back(items.values[v]);
     // Only once every rank has planned without error: the transport set-up is collective.
     executor_->connect();
   }
@@ -171,11 +185,14 @@ class Redistributor {
                                                 static_cast<index_t>(parts.size())) +
                                " (the plan has " + std::to_string(regions_.size()) + ")");
       check_parts(parts);
-      const auto now = layout_items(part_items(parts, plan_options(), transform().op));
-      for (std::size_t k = 0; k < now.size(); ++k)
-        if (now[k].value != layout_items_[k].value)
-          throw invalid_argument("redist: rebind(): " + now[k].name +
-                                 " differs from the one the plan was made for");
+      const PartItems now = part_items(parts, plan_options(), transform().op);
+      for (std::size_t v = 0, kept = 0; v < now.values.size(); ++v) {
+        if (!PartItems::fixes_plan(v % PartItems::kinds)) continue;
+        if (now.values[v] != plan_values_[kept++])
+          throw invalid_argument(
+              "redist: rebind(): " + now.name(v / PartItems::kinds, v % PartItems::kinds) +
+              " differs from the one the plan was made for");
+      }
       next = std::make_unique<Executor<value_type, memory_space>>(
           executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
           transform());
@@ -212,24 +229,113 @@ class Redistributor {
 
  private:
   const PlanOptions& plan_options() const { return executor_->plan().options; }
-  /// The items of a redistribution that fix its plan: tilings, region, distributions,
-  /// element type (not the storage: rebind() may point at storage of other extents).
-  static std::vector<AgreementItem> layout_items(const std::vector<AgreementItem>& all) {
-    std::vector<AgreementItem> kept;
-    for (const AgreementItem& it : all)
-      if (it.name.find("storage") == std::string::npos) kept.push_back(it);
-    return kept;
+  /// What the ranks agree on about the parts (detail::redistribution_values): every part's
+  /// values, part after part, named by detail::redistribution_item_names. K parts cost
+  /// K x kinds words and no strings.
+  struct PartItems {
+    static constexpr std::size_t kinds = detail::redistribution_item_names.size();
+    std::vector<std::uint64_t> values;  ///< part k's item i at k * kinds + i
+
+    std::size_t parts() const { return values.size() / kinds; }
+    /// Item i of part k as named alone: "part k: <name>" when there are several parts.
+    std::string name(std::size_t k, std::size_t i) const {
+      const std::string item(detail::redistribution_item_names[i].first);
+      return parts() > 1 ? "part " + std::to_string(k) + ": " + item : item;
+    }
+    /// Every part's items, named (after the number of parts, when there are several).
+    std::vector<AgreementItem> named() const {
+      std::vector<AgreementItem> out;
+      if (parts() > 1)
+        out.push_back(value_item("the number of parts", static_cast<index_t>(parts())));
+      for (std::size_t k = 0; k < parts(); ++k)
+        for (std::size_t i = 0; i < kinds; ++i)
+          out.push_back(
+              {name(k, i), values[k * kinds + i], detail::redistribution_item_names[i].second});
+      return out;
+    }
+    /// The number of parts, then one item per kind: a hash of every part's value in order.
+    std::vector<AgreementItem> folded() const {
+      std::vector<AgreementItem> out{
+          value_item("the number of parts", static_cast<index_t>(parts()))};
+      for (std::size_t i = 0; i < kinds; ++i) {
+        detail::Hasher h;
+        for (std::size_t k = 0; k < parts(); ++k) h.add(values[k * kinds + i]);
+        out.push_back({std::string(detail::redistribution_item_names[i].first) + " of every part",
+                       h.value(), false});
+      }
+      return out;
+    }
+    /// Whether item i fixes the plan: tilings, region, distributions, element type,
+    /// options; not the storage (rebind() may point at storage of other extents).
+    static bool fixes_plan(std::size_t i) {
+      return detail::redistribution_item_names[i].first.find("storage") == std::string_view::npos;
+    }
+    /// A hash of part k's items that fix the plan.
+    std::uint64_t plan_hash(std::size_t k) const {
+      detail::Hasher h;
+      for (std::size_t i = 0; i < kinds; ++i)
+        if (fixes_plan(i)) h.add(values[k * kinds + i]);
+      return h.value();
+    }
+  };
+
+  /// Agreement on the parts' items and `others` (detail/agreement.hpp). Several parts are
+  /// agreed on folded, one word per kind whatever K; only when those differ are the named
+  /// items agreed on, which throws naming the part, as agreeing on them alone would.
+  void agree_on(const PartItems& items, const std::vector<AgreementItem>& others) const {
+    const auto with_others = [&](std::vector<AgreementItem> list) {
+      list.insert(list.end(), others.begin(), others.end());
+      return list;
+    };
+    if (items.parts() <= 1) return detail::agree(comm_, with_others(items.named()));
+    try {
+      detail::agree(comm_, with_others(items.folded()));
+    } catch (const agreement_error&) {
+      detail::agree(comm_, with_others(items.named()));
+      throw;  // (only if a hash of different values collided)
+    }
   }
 
-  /// Part p's plan (of op(A)'s layout when transposing).
-  /// The parts' plans, each under `budget` bytes of buffers, merged.
-  CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const Transform<value_type>& t,
-                         PlanOptions options, index_t budget) const {
+  /// Whether two parts have the same plan: equal regions and layouts (operator== of the
+  /// tilings and distributions; a type without one is never the same).
+  static bool same_plan(const Part<Src, Dst>& a, const Part<Src, Dst>& b) {
+    const auto same = [](const auto& x, const auto& y) {
+      if constexpr (requires { static_cast<bool>(x == y); })
+        return static_cast<bool>(x == y);
+      else
+        return false;
+    };
+    return a.region == b.region && same(a.src->layout().shape(), b.src->layout().shape()) &&
+           same(a.src->layout().distribution(), b.src->layout().distribution()) &&
+           same(a.dst->layout().shape(), b.dst->layout().shape()) &&
+           same(a.dst->layout().distribution(), b.dst->layout().distribution());
+  }
+
+  /// The parts' plans, each under `budget` bytes of buffers, merged. Parts with the same
+  /// plan (same_plan, looked up by PartItems::plan_hash) share one: K matrices of one
+  /// layout are planned once.
+  CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const PartItems& items,
+                         const Transform<value_type>& t, PlanOptions options,
+                         index_t budget) const {
     const index_t whole = options.max_buffer_bytes;
     options.max_buffer_bytes = budget;
-    std::vector<CompactPlan> plans;
+    std::vector<CompactPlan> distinct;
+    std::vector<std::size_t> plan_of(parts.size());
+    std::unordered_map<std::uint64_t, std::size_t> first_with;  // plan_hash -> part
     try {
-      for (const Part<Src, Dst>& p : parts) plans.push_back(plan_part(p, t, options));
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (k > 0 && same_plan(parts[k - 1], parts[k])) {  // the common case, without hashing
+          plan_of[k] = plan_of[k - 1];
+          continue;
+        }
+        const auto [it, fresh] = first_with.try_emplace(items.plan_hash(k), k);
+        if (!fresh && same_plan(parts[it->second], parts[k])) {
+          plan_of[k] = plan_of[it->second];
+          continue;
+        }
+        plan_of[k] = distinct.size();
+        distinct.push_back(plan_part(parts[k], t, options));
+      }
     } catch (const invalid_argument& e) {
       if (budget == whole) throw;
       throw invalid_argument(detail::describe(
@@ -237,14 +343,17 @@ class Redistributor {
               " parts moved together (each gets an equal share; " + e.what() + ")",
           "max_buffer_bytes", whole));
     }
-    CompactPlan plan = merge_parts(std::move(plans));
+    std::vector<const CompactPlan*> plans;
+    plans.reserve(parts.size());
+    for (const std::size_t d : plan_of) plans.push_back(&distinct[d]);
+    CompactPlan plan = merge_parts(plans);
     plan.options.max_buffer_bytes = whole;
     return plan;
   }
 
+  /// Part p's plan (of op(A)'s layout when transposing). @pre p's region is valid.
   CompactPlan plan_part(const Part<Src, Dst>& p, const Transform<value_type>& t,
                         const PlanOptions& options) const {
-    validate_region(p.region, p.src->layout().shape(), p.dst->layout().shape(), t.op);
     if (t.transposes())
       return make_compact_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region),
                                comm_.rank(), comm_.size(), options, t.triangle);
@@ -252,19 +361,16 @@ class Redistributor {
                              options, t.triangle);
   }
 
-  /// The agreement items of every part ("part k: ..." when there are several).
-  static std::vector<AgreementItem> part_items(const std::vector<Part<Src, Dst>>& parts,
-                                               const PlanOptions& options, Op op) {
-    std::vector<AgreementItem> items;
-    if (parts.size() > 1)
-      items.push_back(value_item("the number of parts", static_cast<index_t>(parts.size())));
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-      const Part<Src, Dst>& p = parts[k];
-      for (AgreementItem& it : detail::redistribution_items(*p.src, *p.dst, p.region, options,
-                                                            target_extent(p.region, op))) {
-        if (parts.size() > 1) it.name = "part " + std::to_string(k) + ": " + it.name;
-        items.push_back(std::move(it));
-      }
+  /// Every part's region checked (validate_region), then its agreement items.
+  static PartItems part_items(const std::vector<Part<Src, Dst>>& parts, const PlanOptions& options,
+                              Op op) {
+    PartItems items;
+    items.values.reserve(parts.size() * PartItems::kinds);
+    for (const Part<Src, Dst>& p : parts) {
+      validate_region(p.region, p.src->layout().shape(), p.dst->layout().shape(), op);
+      for (const std::uint64_t v : detail::redistribution_values(*p.src, *p.dst, p.region, options,
+                                                                 target_extent(p.region, op)))
+        items.values.push_back(v);
     }
     return items;
   }
@@ -291,23 +397,28 @@ class Redistributor {
             detail::describe("null matrix in a part", "part", static_cast<index_t>(k)));
       check_matrices(*parts[k].src, *parts[k].dst);
     }
-    for (std::size_t k = 0; k < parts.size(); ++k)
-      for (std::size_t l = 0; l < parts.size(); ++l) {
-        if (k == l) continue;
-        for (const auto& d : parts[k].dst->allocations()) {
-          for (const auto& o : parts[l].dst->allocations())
-            if (detail::overlaps(d, o))
-              throw storage_error(detail::describe("the targets of two parts overlap in memory",
-                                                   "part", static_cast<index_t>(k)) +
-                                  " and part " + std::to_string(l));
-          for (const auto& o : parts[l].src->allocations())
-            if (detail::overlaps(d, o))
-              throw storage_error(
-                  detail::describe("a part's target overlaps another part's source in memory",
-                                   "part", static_cast<index_t>(k)) +
-                  " and part " + std::to_string(l));
-        }
-      }
+    // A sorted sweep (detail/part_overlaps.hpp): the pair a pair-by-pair check would
+    // name, without its K^2 comparisons.
+    std::vector<detail::PartSpan> spans;
+    const auto add = [&](const auto& allocations, std::size_t k, bool target) {
+      for (std::size_t a = 0; a < allocations.size(); ++a)
+        spans.push_back(detail::part_span(allocations[a], static_cast<index_t>(k),
+                                          static_cast<index_t>(a), target));
+    };
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      add(parts[k].dst->allocations(), k, true);
+      add(parts[k].src->allocations(), k, false);
+    }
+    const std::optional<detail::PartOverlap> found =
+        detail::find_part_overlap(std::move(spans)).overlap;
+    if (!found) return;
+    if (found->target)
+      throw storage_error(
+          detail::describe("the targets of two parts overlap in memory", "part", found->k) +
+          " and part " + std::to_string(found->l));
+    throw storage_error(detail::describe("a part's target overlaps another part's source in memory",
+                                         "part", found->k) +
+                        " and part " + std::to_string(found->l));
   }
 
   void check_matrices(const Src& src, Dst& dst) const {
@@ -329,7 +440,7 @@ class Redistributor {
 
   boost::mpi::communicator comm_;
   std::vector<Region> regions_;
-  std::vector<AgreementItem> layout_items_;
+  std::vector<std::uint64_t> plan_values_;  ///< the parts' items that fix the plan, in order
   std::unique_ptr<Executor<value_type, memory_space>> executor_;
 };
 

@@ -41,12 +41,12 @@ struct Region {
 namespace detail {
 inline void check_axis_fits(index_t origin, index_t length, index_t extent, const char* side,
                             const char* origin_name, const char* length_name) {
-  const std::string where = std::string(" (") + side + " extent = " + std::to_string(extent) +
-                            ", " + length_name + " = " + std::to_string(length) + ")";
+  // The message only when thrown: a move of K parts checks 4 K axes.
   if (origin < 0 || origin > extent)
     throw region_error(describe(std::string("region origin outside the ") + side + " matrix",
                                 origin_name, origin) +
-                       where);
+                       " (" + side + " extent = " + std::to_string(extent) + ", " + length_name +
+                       " = " + std::to_string(length) + ")");
   if (length > extent - origin)
     throw region_error(describe(std::string("region does not fit in the ") + side + " matrix",
                                 length_name, length) +

@@ -163,6 +163,9 @@ inline const char* to_string(TaskKind k) {
 inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
   const index_t limit = std::max<index_t>(1, chunk_elements);
   Chunking c;
+  // At least a slice per column block: sized once, not grown by doubling (K parts).
+  c.slices.reserve(d.families.size());
+  c.begin.reserve(d.messages.size() + 1);
   for (std::size_t m = 0; m < d.messages.size(); ++m) {
     const Message& msg = d.messages[m];
     c.begin.push_back(c.chunks.size());
@@ -199,15 +202,30 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
 /// parts of about `local_part_elements` (0: the same), and the transport of every message
 /// (all point-to-point when empty). O(chunks + local parts).
 /// @pre send_transport / recv_transport are empty or have one entry per message.
+inline TaskGraph make_task_graph(const CompactPlan& plan, Chunking send, Chunking recv,
+                                 Chunking local, std::vector<Transport> send_transport,
+                                 std::vector<Transport> recv_transport);
+
 inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements,
                                  std::vector<Transport> send_transport = {},
                                  std::vector<Transport> recv_transport = {},
                                  index_t local_part_elements = 0) {
+  return make_task_graph(
+      plan, cut_chunks(plan, plan.send, chunk_elements),
+      cut_chunks(plan, plan.recv, chunk_elements),
+      cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements),
+      std::move(send_transport), std::move(recv_transport));
+}
+
+/// make_task_graph on chunks already cut (an earlier graph's, of the same plan and chunk
+/// sizes): a new choice of transports changes the tasks, not the chunks.
+inline TaskGraph make_task_graph(const CompactPlan& plan, Chunking send, Chunking recv,
+                                 Chunking local, std::vector<Transport> send_transport,
+                                 std::vector<Transport> recv_transport) {
   TaskGraph tg;
-  tg.send = cut_chunks(plan, plan.send, chunk_elements);
-  tg.recv = cut_chunks(plan, plan.recv, chunk_elements);
-  tg.local =
-      cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements);
+  tg.send = std::move(send);
+  tg.recv = std::move(recv);
+  tg.local = std::move(local);
   tg.send_transport = std::move(send_transport);
   tg.recv_transport = std::move(recv_transport);
   tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);

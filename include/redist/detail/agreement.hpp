@@ -14,8 +14,10 @@
 /// communicator stays usable after the error.
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -135,37 +137,68 @@ inline void agree(const boost::mpi::communicator& comm, const std::vector<Agreem
   throw agreement_error(msg);
 }
 
+/// The names of redistribution_values' items, in order, and whether each shows its value.
+inline constexpr std::array<std::pair<std::string_view, bool>, 12> redistribution_item_names{{
+    {"the source tiling", false},
+    {"the target tiling", false},
+    {"the region", false},
+    {"the source distribution", false},
+    {"the target distribution", false},
+    {"the source storage", false},
+    {"the target storage", false},
+    {"the element size", true},
+    {"the element type", false},
+    {"PlanOptions::batch", true},
+    {"PlanOptions::max_buffer_bytes", true},
+    {"PlanOptions::max_message_bytes", true},
+}};
+
 /// What the ranks of a Redistributor between matrices `src` and `dst` must agree on
 /// (`dst_extent`: the target rectangle's, region.extent or, transposed, its swap):
 /// source and target tiling, the region, source and target distribution (on the tiles the
 /// region touches) and storage kind, the element size and type, and every PlanOptions
-/// field a caller sets. The region first: when it differs, a distribution without a hook
-/// is sampled on other tiles and differs too, and the region is the news. O(4096) owner()
-/// calls for a distribution without a fingerprint() hook, O(1) for the built-in ones
-/// (O(tiles) for an OwnerTable). @pre the region is valid for both (validate_region).
+/// field a caller sets; named by redistribution_item_names. The region first: when it
+/// differs, a distribution without a hook is sampled on other tiles and differs too, and
+/// the region is the news. O(4096) owner() calls for a distribution without a
+/// fingerprint() hook, O(1) for the built-in ones (O(tiles) for an OwnerTable). No strings:
+/// a move of K parts takes K of these. @pre the region is valid for both (validate_region).
 template <class Src, class Dst>
-std::vector<AgreementItem> redistribution_items(const Src& src, const Dst& dst,
-                                                const Region& region, const PlanOptions& options,
-                                                Extents dst_extent) {
+std::array<std::uint64_t, redistribution_item_names.size()> redistribution_values(
+    const Src& src, const Dst& dst, const Region& region, const PlanOptions& options,
+    Extents dst_extent) {
   using T = typename Src::value_type;
+  constexpr std::uint64_t element_type = Hasher().add(type_name<T>()).value();
   const auto& s = src.layout();
   const auto& d = dst.layout();
   const TileBox src_box = touched_tiles(s.shape(), region.src_origin, region.extent);
   const TileBox dst_box = touched_tiles(d.shape(), region.dst_origin, dst_extent);
   return {
-      {"the source tiling", tiling_fingerprint(s.shape())},
-      {"the target tiling", tiling_fingerprint(d.shape())},
-      {"the region", region_fingerprint(region)},
-      {"the source distribution", distribution_fingerprint(s.distribution(), src_box)},
-      {"the target distribution", distribution_fingerprint(d.distribution(), dst_box)},
-      {"the source storage", placement_fingerprint(src.placement())},
-      {"the target storage", placement_fingerprint(dst.placement())},
-      value_item("the element size", static_cast<index_t>(sizeof(T))),
-      {"the element type", Hasher().add(type_name<T>()).value()},
-      value_item("PlanOptions::batch", options.batch),
-      value_item("PlanOptions::max_buffer_bytes", options.max_buffer_bytes),
-      value_item("PlanOptions::max_message_bytes", options.max_message_bytes),
+      tiling_fingerprint(s.shape()),
+      tiling_fingerprint(d.shape()),
+      region_fingerprint(region),
+      distribution_fingerprint(s.distribution(), src_box),
+      distribution_fingerprint(d.distribution(), dst_box),
+      placement_fingerprint(src.placement()),
+      placement_fingerprint(dst.placement()),
+      static_cast<std::uint64_t>(sizeof(T)),
+      element_type,
+      static_cast<std::uint64_t>(options.batch),
+      static_cast<std::uint64_t>(options.max_buffer_bytes),
+      static_cast<std::uint64_t>(options.max_message_bytes),
   };
+}
+
+/// redistribution_values as named items.
+template <class Src, class Dst>
+std::vector<AgreementItem> redistribution_items(const Src& src, const Dst& dst,
+                                                const Region& region, const PlanOptions& options,
+                                                Extents dst_extent) {
+  const auto values = redistribution_values(src, dst, region, options, dst_extent);
+  std::vector<AgreementItem> items;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    items.push_back({std::string(redistribution_item_names[i].first), values[i],
+                     redistribution_item_names[i].second});
+  return items;
 }
 
 template <class Src, class Dst>

@@ -55,6 +55,7 @@ class BoundCopies {
                       transform](const std::vector<std::vector<Address>>& described) {
       recv_ = {};
       const TaskGraph& g = *graph_;
+      recv_.reserve(g.recv);
       // Direct messages: each one's described segments, consumed in order, chunk after
       // chunk (binding advances the cursor).
       std::vector<DescribedSide<T>> source;
@@ -156,6 +157,17 @@ class BoundCopies {
         run_copies(exec, copies.data(), runs.data(), members.data(), range[c].first,
                    range[c].second);
     }
+    /// Room for one copy per slice (a slice binds to at least one) and a range per chunk:
+    /// K parts would otherwise grow the pools by doubling, copying them and touching twice
+    /// the memory.
+    void reserve(const Chunking& chunking) {
+      const std::size_t n = chunking.slices.size();
+      pool.copies.reserve(n);
+      pool.runs.reserve(n);
+      pool.members.reserve(n);
+      rel.reserve(n);
+      range.reserve(chunking.chunks.size());
+    }
     void mirror() {
       mirror_array(pool.copies, copies);
       mirror_array(pool.runs, runs);
@@ -174,6 +186,7 @@ class BoundCopies {
   template <class S, class D>
   void bind(const FamilyList& d, const Chunking& chunking, const S& src, const D& dst, Bound& out,
             bool flat = false) {
+    out.reserve(chunking);
     for (const Chunk& ch : chunking.chunks) {
       const std::size_t first = out.pool.copies.size();
       for (std::size_t k = ch.first; k < ch.end; ++k) {

@@ -52,6 +52,8 @@ class Relabeled {
   }
   const D& base() const { return base_; }
   const std::vector<int>& rank_of_role() const { return rank_of_role_; }
+  /// Equal bases, relabeled alike (deleted where D has no ==).
+  friend bool operator==(const Relabeled&, const Relabeled&) = default;
 
  private:
   D base_;

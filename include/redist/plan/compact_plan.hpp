@@ -62,6 +62,9 @@ class CompactPlan {
   /// the planning work, O(tiles per lcm period) with uniform tiles and block-cyclic grids;
   /// 0 on the per-segment path.
   index_t scanned_tiles = 0;
+  /// Messages and families merge_parts visited (plan/plan_parts.hpp), plus its sorting
+  /// passes: the merging work, linear in the parts' messages; 0 for a plan of one part.
+  index_t merge_steps = 0;
   std::vector<PieceGroup> row_groups;
   std::vector<PieceGroup> col_groups;
   FamilyList send;

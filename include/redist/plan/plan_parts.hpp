@@ -5,14 +5,16 @@
 /// (peer, batch) carries the families of every part between the two ranks, so a move
 /// of K matrices sends one message per peer per batch, not K.
 ///
-/// Part k's groups follow part k - 1's in the merged group lists and its families are
-/// tagged `part = k`; family order puts part before everything else
+/// Each distinct part plan's groups follow the previous one's in the merged group lists
+/// (parts of one plan share them) and part k's families are tagged `part = k`; family
+/// order puts part before everything else
 /// (block_family.hpp), so the families of a merged message are part 0's in their order,
 /// then part 1's, and both ends, merging the same parts alike, lay them out alike.
 /// Batches are merged by index: batch b holds every part's batch b.
 
 #include <algorithm>
 #include <cstddef>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -23,57 +25,97 @@
 namespace redist {
 
 /// Merges the plans of the parts of one move (one rank's, all made for the same rank,
-/// communicator size and options) into one. Statistics add up.
+/// communicator size and options) into one; parts[k] is part k's plan, and several parts
+/// may point at one plan (parts of the same layouts and region), whose groups they then
+/// share. Statistics add up (scanned_tiles: once per distinct plan). Cost:
+/// O(K + groups + families + messages + comm_size + batches), recorded in
+/// CompactPlan::merge_steps.
 /// @pre !parts.empty(); every part's families have part == 0.
-inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
+inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
   REDIST_EXPECTS(!parts.empty());
-  if (parts.size() == 1) return std::move(parts.front());
-  CompactPlan plan;
-  plan.rank = parts.front().rank;
-  plan.comm_size = parts.front().comm_size;
-  plan.options = parts.front().options;
-  plan.batch = parts.front().batch;
-  plan.per_axis = true;
-  for (const CompactPlan& p : parts) {
-    plan.batches = std::max(plan.batches, p.batches);
-    plan.per_axis = plan.per_axis && p.per_axis;
+  const CompactPlan& front = *parts.front();
+  if (parts.size() == 1) {
+    CompactPlan plan = front;
+    plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
+    return plan;
   }
+  CompactPlan plan;
+  plan.rank = front.rank;
+  plan.comm_size = front.comm_size;
+  plan.options = front.options;
+  plan.batch = front.batch;
+  plan.per_axis = true;
+  // Groups are copied once per distinct plan: parts of one plan share them (a family's
+  // order depends on its part first, then on group indices inside the part's plan).
+  std::unordered_map<const CompactPlan*, std::size_t> seen;  // plan -> first part
   std::vector<index_t> row_base, col_base;
-  for (const CompactPlan& p : parts) {
+  row_base.reserve(parts.size());
+  col_base.reserve(parts.size());
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    const CompactPlan* p = parts[k];
+    plan.batches = std::max(plan.batches, p->batches);
+    plan.per_axis = plan.per_axis && p->per_axis;
+    for (std::size_t c = 0; c < p->stats.categories.size(); ++c)
+      plan.stats.categories[c] += p->stats.categories[c];
+    plan.stats.dst_tiles += p->stats.dst_tiles;
+    const std::size_t first =
+        k > 0 && parts[k - 1] == p ? row_base.size() - 1 : seen.try_emplace(p, k).first->second;
+    if (first < k) {
+      row_base.push_back(row_base[first]);
+      col_base.push_back(col_base[first]);
+      continue;
+    }
     row_base.push_back(static_cast<index_t>(plan.row_groups.size()));
     col_base.push_back(static_cast<index_t>(plan.col_groups.size()));
-    plan.row_groups.insert(plan.row_groups.end(), p.row_groups.begin(), p.row_groups.end());
-    plan.col_groups.insert(plan.col_groups.end(), p.col_groups.begin(), p.col_groups.end());
-    for (std::size_t c = 0; c < p.stats.categories.size(); ++c)
-      plan.stats.categories[c] += p.stats.categories[c];
-    plan.stats.dst_tiles += p.stats.dst_tiles;
-    plan.scanned_tiles += p.scanned_tiles;
+    plan.row_groups.insert(plan.row_groups.end(), p->row_groups.begin(), p->row_groups.end());
+    plan.col_groups.insert(plan.col_groups.end(), p->col_groups.begin(), p->col_groups.end());
+    plan.scanned_tiles += p->scanned_tiles;
   }
+  plan.merge_steps += static_cast<index_t>(parts.size());
   // One direction: messages of every part in (batch, peer) order, merged where equal.
+  // Two stable counting sorts (by peer, then by batch) order them in O(messages + ranks +
+  // batches), parts in order inside a key; a scan of every part per message was O(K^2).
+  struct Ref {
+    std::size_t part;
+    const Message* message;
+  };
+  std::vector<Ref> refs, sorted;
+  std::vector<std::size_t> first;
+  const auto counting_sort = [&](std::size_t keys, auto&& key) {
+    first.assign(keys + 1, 0);
+    for (const Ref& r : refs) ++first[key(r) + 1];
+    for (std::size_t k = 0; k < keys; ++k) first[k + 1] += first[k];
+    sorted.resize(refs.size());
+    for (const Ref& r : refs) sorted[first[key(r)]++] = r;
+    refs.swap(sorted);
+    plan.merge_steps += static_cast<index_t>(2 * refs.size() + keys);
+  };
   const auto merge = [&](FamilyList CompactPlan::*member) {
     FamilyList& out = plan.*member;
     out.batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
-    std::vector<std::size_t> next(parts.size(), 0);  // next message of each part
+    refs.clear();
+    std::size_t families_in = 0;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      const FamilyList& d = (*parts[k]).*member;
+      for (const Message& m : d.messages) refs.push_back(Ref{k, &m});
+      families_in += d.families.size();
+    }
+    out.families.reserve(families_in);
+    counting_sort(static_cast<std::size_t>(plan.comm_size),
+                  [](const Ref& r) { return static_cast<std::size_t>(r.message->peer); });
+    counting_sort(static_cast<std::size_t>(plan.batches),
+                  [](const Ref& r) { return static_cast<std::size_t>(r.message->batch); });
     std::vector<BlockFamily> families;
-    for (;;) {
-      // The smallest (batch, peer) not yet merged.
-      const Message* first = nullptr;
-      for (std::size_t k = 0; k < parts.size(); ++k) {
-        const FamilyList& d = parts[k].*member;
-        if (next[k] == d.messages.size()) continue;
-        const Message& m = d.messages[next[k]];
-        if (!first || m.batch < first->batch || (m.batch == first->batch && m.peer < first->peer))
-          first = &m;
-      }
-      if (!first) break;
-      const int peer = first->peer;
-      const index_t batch = first->batch;
+    for (std::size_t r0 = 0, r1 = 0; r0 < refs.size(); r0 = r1) {
+      const int peer = refs[r0].message->peer;
+      const index_t batch = refs[r0].message->batch;
       families.clear();
-      for (std::size_t k = 0; k < parts.size(); ++k) {
-        const FamilyList& d = parts[k].*member;
-        if (next[k] == d.messages.size()) continue;
-        const Message& m = d.messages[next[k]];
-        if (m.batch != batch || m.peer != peer) continue;
+      for (r1 = r0;
+           r1 < refs.size() && refs[r1].message->peer == peer && refs[r1].message->batch == batch;
+           ++r1) {
+        const std::size_t k = refs[r1].part;
+        const Message& m = *refs[r1].message;
+        const FamilyList& d = (*parts[k]).*member;
         for (index_t f = m.first; f < m.first + m.count; ++f) {
           BlockFamily fam = d.families[static_cast<std::size_t>(f)];
           fam.rows.group += row_base[k];
@@ -81,7 +123,7 @@ inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
           fam.part = static_cast<index_t>(k);
           families.push_back(fam);
         }
-        ++next[k];
+        plan.merge_steps += 1 + m.count;
       }
       detail::append_message(out, peer, batch, families, plan.row_groups, plan.col_groups);
     }
@@ -90,7 +132,17 @@ inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
   merge(&CompactPlan::recv);
   merge(&CompactPlan::local);
   detail::family_stats(plan);
+  plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
   return plan;
+}
+
+/// merge_parts of plans held by value.
+inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
+  REDIST_EXPECTS(!parts.empty());
+  if (parts.size() == 1) return std::move(parts.front());
+  std::vector<const CompactPlan*> pointers;
+  for (const CompactPlan& p : parts) pointers.push_back(&p);
+  return merge_parts(pointers);
 }
 
 }  // namespace redist

@@ -42,6 +42,8 @@ class SpecDistribution {
     std::visit([&](const auto& d) { for_each_owned_tile(d, rank, box, f); }, d_);
   }
   const variant_type& get() const { return d_; }
+  /// The same distribution with the same parameters (parts of equal layouts share a plan).
+  friend bool operator==(const SpecDistribution&, const SpecDistribution&) = default;
   /// Exact: which distribution and its own fingerprint (fingerprint.hpp).
   std::uint64_t fingerprint() const {
     return std::visit(
