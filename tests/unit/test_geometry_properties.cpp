@@ -169,7 +169,8 @@ std::vector<Key> all_pieces(const Src& src, const Dst& dst, const Region& r, boo
   return out;
 }
 
-Region random_region(Rng& rng, Extents s, Extents d) {
+/// A random region that is the full or an empty extent more often than chance.
+Region edgy_region(Rng& rng, Extents s, Extents d) {
   Region r;
   const index_t max_rows = std::min(s.rows, d.rows), max_cols = std::min(s.cols, d.cols);
   r.extent.rows = rng.chance(20) ? max_rows : rng.in(rng.chance(3) ? 0 : 1, max_rows);
@@ -192,7 +193,7 @@ Stats run_random(std::uint64_t seed, int count, Make make) {
   Stats stats;
   for (int c = 0; c < count; ++c) {
     const auto [src, dst] = make(rng);
-    const Region r = random_region(rng, element_extents(src), element_extents(dst));
+    const Region r = edgy_region(rng, element_extents(src), element_extents(dst));
     INFO("configuration ", c, ": ", describe(r), ", source ", element_extents(src), " in ",
          tile_counts(src), " tiles, target ", element_extents(dst), " in ", tile_counts(dst),
          " tiles");
