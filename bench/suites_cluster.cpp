@@ -22,6 +22,8 @@
 /// - per timed run: CPU seconds of every rank (user + system, getrusage) and the share of
 ///   the machine's cores that was busy (/proc/stat, all processes: the simulated nodes share
 ///   the machine), to show when the cores rather than the link set the pace;
+/// - node 0's link during the timed runs (rank 0 samples its byte counters every 5 ms): the
+///   share of the time it carried data one way only, both ways at once, or neither;
 /// - bytes between nodes with the labels as run, with the flat relabeling
 ///   (best_relabeling: most elements stay on their rank) and with the node-aware one
 ///   (best_node_relabeling: fewest elements between nodes first), and each one's bound.
@@ -33,6 +35,10 @@
 /// (best of 3). MPI bound = the busiest link's bytes at that rate: what the link delivers to
 /// a program on this machine under this load (TCP/IP headers, ACKs, the cores' share).
 
+#include <array>
+#include <atomic>
+#include <dirent.h>
+#include <thread>
 #include <unistd.h>
 
 #include <redist/relabel.hpp>
@@ -182,12 +188,90 @@ std::pair<double, double> machine_jiffies() {
   return {total - v[3] - v[4], total};  // busy = all but idle and iowait
 }
 
+/// This node's link: the one network interface besides lo (scripts/cluster.sh's veth end),
+/// or "" where there is not exactly one (a machine's own interfaces).
+std::string link_interface() {
+  std::vector<std::string> names;
+  if (DIR* d = opendir("/sys/class/net")) {
+    while (const dirent* e = readdir(d))
+      if (e->d_name[0] != '.' && std::string(e->d_name) != "lo") names.emplace_back(e->d_name);
+    closedir(d);
+  }
+  return names.size() == 1 ? names[0] : "";
+}
+
+/// Samples the byte counters of this node's link every 5 ms on a thread of its own (which
+/// makes no MPI call), to tell a link that carries both directions at once from one whose
+/// directions take turns.
+class LinkSampler {
+ public:
+  using Clock = std::chrono::steady_clock;
+  /// Shares of the sampled time, in %: only sending, only receiving, both, neither.
+  using Shares = std::array<double, 4>;
+
+  explicit LinkSampler(const std::string& interface)
+      : dir_(interface.empty() ? "" : "/sys/class/net/" + interface + "/statistics/") {}
+  ~LinkSampler() { stop(); }
+  bool active() const { return !dir_.empty(); }
+  void start() {
+    if (!active()) return;
+    samples_.clear();
+    stop_ = false;
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        samples_.push_back({Clock::now(), counter("tx_bytes"), counter("rx_bytes")});
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+  }
+  void stop() {
+    if (!thread_.joinable()) return;
+    stop_ = true;
+    thread_.join();
+  }
+  /// The shares within `runs` (start, end), a direction counting as busy above `threshold`
+  /// bytes/s; NaN where nothing was sampled.
+  Shares shares(const std::vector<std::pair<Clock::time_point, Clock::time_point>>& runs,
+                double threshold) const {
+    Shares t{0, 0, 0, 0};
+    for (std::size_t k = 1; k < samples_.size(); ++k) {
+      const Sample &a = samples_[k - 1], &b = samples_[k];
+      const auto mid = a.t + (b.t - a.t) / 2;
+      if (std::none_of(runs.begin(), runs.end(),
+                       [&](const auto& r) { return r.first <= mid && mid < r.second; }))
+        continue;
+      const double dt = std::chrono::duration<double>(b.t - a.t).count();
+      const bool tx = (b.tx - a.tx) / dt > threshold, rx = (b.rx - a.rx) / dt > threshold;
+      t[tx && rx ? 2 : tx ? 0 : rx ? 1 : 3] += dt;
+    }
+    const double all = t[0] + t[1] + t[2] + t[3];
+    for (double& x : t) x = all > 0 ? 100 * x / all : NAN;
+    return t;
+  }
+
+ private:
+  struct Sample {
+    Clock::time_point t;
+    double tx, rx;
+  };
+  double counter(const char* name) const {
+    double x = 0;
+    std::ifstream(dir_ + name) >> x;
+    return x;
+  }
+  std::string dir_;
+  std::vector<Sample> samples_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
 /// Timed runs of one variant, with the CPU its ranks and the machine spent.
 struct Runs {
   Variant v;
   std::vector<double> cpu_per_rank;  ///< CPU seconds per run of each rank (rank 0 only)
   std::vector<double> sys_per_rank;  ///< of which in the kernel (system time)
   double machine_busy = NAN;         ///< busy share of all cores during the runs (rank 0)
+  LinkSampler::Shares link{NAN, NAN, NAN, NAN};  ///< node 0's link during the runs (rank 0)
   double cpu_sum() const { return std::accumulate(cpu_per_rank.begin(), cpu_per_rank.end(), 0.0); }
   double sys_sum() const { return std::accumulate(sys_per_rank.begin(), sys_per_rank.end(), 0.0); }
   double cpu_max() const {
@@ -195,18 +279,24 @@ struct Runs {
   }
 };
 
-/// `repeat` runs of f: barrier, run, time = max over ranks, and the CPU around each run.
+/// `repeat` runs of f: barrier, run, time = max over ranks, and the CPU around each run;
+/// `sampler` (rank 0's, when active) watches node 0's link during the runs.
 template <class F>
-Runs timed_runs(const mpi::communicator& comm, int repeat, F&& f) {
+Runs timed_runs(const mpi::communicator& comm, int repeat, LinkSampler& sampler, double threshold,
+                F&& f) {
   Runs r;
   double user = 0, sys = 0, busy = 0, total = 0;
+  std::vector<std::pair<LinkSampler::Clock::time_point, LinkSampler::Clock::time_point>> runs;
+  sampler.start();
   for (int k = 0; k < repeat; ++k) {
     comm.barrier();
     const auto j0 = machine_jiffies();
     const auto c0 = cpu_seconds();
+    const auto s0 = LinkSampler::Clock::now();
     const double t0 = now();
     f();
     const double dt = now() - t0;
+    runs.emplace_back(s0, LinkSampler::Clock::now());
     const auto c1 = cpu_seconds();
     user += c1.first - c0.first, sys += c1.second - c0.second;
     const auto j1 = machine_jiffies();
@@ -216,6 +306,8 @@ Runs timed_runs(const mpi::communicator& comm, int repeat, F&& f) {
   mpi::gather(comm, (user + sys) / repeat, r.cpu_per_rank, 0);
   mpi::gather(comm, sys / repeat, r.sys_per_rank, 0);
   r.machine_busy = total > 0 ? busy / total : NAN;
+  sampler.stop();
+  if (sampler.active()) r.link = sampler.shares(runs, threshold);
   return r;
 }
 
@@ -327,13 +419,16 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
         rate > 0 ? (json_number(rate / 1e9) + " Gbit/s").c_str() : "unknown", mpi_btl().c_str());
     if (nodes.nodes < 2)
       std::printf("note: one node; run it through scripts/cluster.sh for a link to measure\n");
-    std::printf("%-24s %11s %8s %7s %15s %15s %12s %6s %13s %7s %20s\n", "case", "M x N", "link MB",
-                "bound s", "redist med/min", "pdgemr2d med/min", "util med/max", "ratio",
-                "cpu/run r/pd", "busy %", "inter-node MB id/fl/nd");
+    std::printf("%-24s %11s %8s %7s %15s %15s %12s %6s %13s %7s %14s %20s\n", "case", "M x N",
+                "link MB", "bound s", "redist med/min", "pdgemr2d med/min", "util med/max", "ratio",
+                "cpu/run r/pd", "busy %", "link0 1w/2w/0 %", "inter-node MB id/fl/nd");
   }
   // The anchor at the size of a case's busiest link (the target bound at the rate).
   const double anchor_bytes = bytes_per_s > 0 ? seconds * bytes_per_s : 0;
   const double b_link = nodes.nodes > 1 ? link_anchor(comm, nodes, anchor_bytes) : NAN;
+  // Rank 0 watches node 0's link; a direction is busy above a quarter of the rate.
+  LinkSampler sampler(root && rate > 0 && nodes.nodes > 1 ? link_interface() : "");
+  const double busy_link = bytes_per_s / 4;
   std::ostringstream cases_json;
   bool first = true;
   for (const Case& base : cluster_cases(o, P)) {
@@ -379,7 +474,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       res.stats.plan_seconds = max_over(comm, now() - t0);
       r.redistribute();
       const long bad = count_mismatches(comm, c, b);
-      rd = timed_runs(comm, o.repeat, [&] { r.redistribute(); });
+      rd = timed_runs(comm, o.repeat, sampler, busy_link, [&] { r.redistribute(); });
       rd.v.mismatches = bad + count_mismatches(comm, c, b);
       collect_plan_stats(comm, r, res.stats);
     }
@@ -419,7 +514,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       comm.barrier();
       call();
       const long bad = count_mismatches(comm, c, b);
-      pd = timed_runs(comm, o.repeat, call);
+      pd = timed_runs(comm, o.repeat, sampler, busy_link, call);
       pd.v.mismatches = bad + count_mismatches(comm, c, b);
       pd.v.name = "pdgemr2d";
       pd.v.ran = true;
@@ -460,9 +555,14 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                  {"cpu_per_run_max_pdgemr2d", pd.cpu_max()},
                  {"system_per_run_sum_pdgemr2d", pd.sys_sum()},
                  {"machine_busy_pdgemr2d_pct", 100 * pd.machine_busy}};
+    const char* shares[4] = {"send_only", "receive_only", "both", "idle"};
+    for (int k = 0; k < 4; ++k) {
+      res.extra.emplace_back(std::string("link0_") + shares[k] + "_redist_pct", rd.link[k]);
+      res.extra.emplace_back(std::string("link0_") + shares[k] + "_pdgemr2d_pct", pd.link[k]);
+    }
     if (root) {
       const auto mb = [](double x) { return x / 1e6; };
-      char mn[32], med[2][40], u[32], cpu[32], busy[32], inter[48];
+      char mn[32], med[2][40], u[32], cpu[32], busy[32], inter[48], link[48];
       std::snprintf(mn, sizeof mn, "%ldx%ld", static_cast<long>(c.M), static_cast<long>(c.N));
       std::snprintf(med[0], sizeof med[0], "%.3f/%.3f", vr->timing.median(), vr->timing.best());
       std::snprintf(med[1], sizeof med[1], "%.3f/%.3f", vp ? vp->timing.median() : NAN,
@@ -472,9 +572,11 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       std::snprintf(busy, sizeof busy, "%.0f/%.0f", 100 * rd.machine_busy, 100 * pd.machine_busy);
       std::snprintf(inter, sizeof inter, "%.0f/%.0f/%.0f", mb(as_run.inter_node),
                     mb(flat.inter_node), mb(node_aware.inter_node));
-      std::printf("%-24s %11s %8.1f %7.3f %15s %15s %12s %6.2f %13s %7s %20s %s\n", c.name.c_str(),
-                  mn, mb(as_run.busiest()), bound, med[0], med[1], u, ratio, cpu, busy, inter,
-                  mismatches_of(res) ? "MISMATCH" : "ok");
+      std::snprintf(link, sizeof link, "%.0f/%.0f/%.0f", rd.link[0] + rd.link[1], rd.link[2],
+                    rd.link[3]);
+      std::printf("%-24s %11s %8.1f %7.3f %15s %15s %12s %6.2f %13s %7s %14s %20s %s\n",
+                  c.name.c_str(), mn, mb(as_run.busiest()), bound, med[0], med[1], u, ratio, cpu,
+                  busy, link, inter, mismatches_of(res) ? "MISMATCH" : "ok");
       std::fflush(stdout);
       cases_json << (first ? "" : ",") << "\n    {\"name\": " << json_string(c.name)
                  << ", \"link_bytes_out\": " << json_array(as_run.out)
@@ -494,7 +596,9 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
         "link MB: bytes over the busiest node link (max of sent, received); bound = link MB / "
         "rate;\nutil = bound / redist median (max: / best); ratio = pdgemr2d median / redist "
         "median;\ncpu/run: CPU seconds per run summed over ranks; busy: share of the machine's "
-        "%ld cores busy (all processes);\ninter-node MB: as run / flat relabeling / node-aware "
+        "%ld cores busy (all processes);\nlink0 (redist): share of the run time node 0's link "
+        "carried data one way only / both ways /\nneither (above a quarter of the rate); "
+        "inter-node MB: as run / flat relabeling / node-aware "
         "relabeling. Plain MPI over node 0's link: %.3f Gbit/s per direction, both ways at "
         "once.\n",
         sysconf(_SC_NPROCESSORS_ONLN), b_link * 8 / 1e9);

@@ -20,7 +20,8 @@
 #            CLUSTER_TOPOLOGIES ("2x1 2x2 3x1", nodes x ranks per node) x CLUSTER_RATES
 #            ("1gbit 2.5gbit 10gbit"), each CLUSTER_RUNS (1) times, --repeat REPEAT (5);
 #            bench/plots/cluster.py pools them into cluster.json (min and median over every
-#            timed run) and draws cluster.png and cluster_relabel.png.
+#            timed run; CLUSTER_APPEND=1 pools the jobs of the existing cluster.json too)
+#            and draws cluster.png and cluster_relabel.png.
 #
 # Env: BUILD_DIR (build), OPENMP_BUILD_DIR (build-openmp), NP (2), REPEAT (10),
 #      SUITES (standard), EXTRA (more bench flags, e.g. --quick), JOBS (nproc),
@@ -104,8 +105,14 @@ for suite in ${SUITES:-standard}; do
           done
         done
       done
+      earlier=()
+      if [ "${CLUSTER_APPEND:-0}" = 1 ] && [ -f "$results/cluster.json" ]; then
+        cp "$results/cluster.json" "$cluster_tmp/earlier.json"
+        earlier=("$cluster_tmp/earlier.json")
+      fi
       mkdir -p "$plots"
-      python3 bench/plots/cluster.py "$results/cluster.json" "$cluster_tmp"/*.json --plots "$plots"
+      python3 bench/plots/cluster.py "$results/cluster.json" "${earlier[@]}" "$cluster_tmp"/*-*.json \
+        --plots "$plots"
       rm -rf "$cluster_tmp"
       ;;
     dropin)

@@ -1,7 +1,8 @@
 # gnuplot -e "dat='DIR'; out='DIR'; ttl='...'" cluster.gp (data from cluster.py --plots)
 # cluster.png: per topology, link utilisation (bound / median time) of redist and pdgemr2d,
 # and pdgemr2d / redist, for cases a-d at each link rate. cluster_relabel.png: bytes between
-# nodes as run, with flat and with node-aware relabeling.
+# nodes for every pair of grids where the labels as given, flat relabeling and node-aware
+# relabeling differ.
 set terminal pngcairo size 1500,800 font ",9"
 set output out.'/cluster.png'
 set termoption noenhanced
@@ -32,13 +33,14 @@ unset multiplot
 
 set terminal pngcairo size 1500,420 font ",9"
 set output out.'/cluster_relabel.png'
-set multiplot layout 1,3 title "bytes between nodes: labels as run, flat relabeling (best_relabeling), node-aware (best_node_relabeling)"
+set termoption noenhanced
+set multiplot layout 1,3 title "bytes between nodes for every pair of grids (cases a-d at standard extents), where labels as given, flat relabeling (best_relabeling) and node-aware (best_node_relabeling) differ"
 do for [t in "2x1 2x2 3x1"] {
-  set title t
+  set title t." (nodes x ranks per node)"
   set ylabel "MB between nodes (all links)"
   set yrange [0:*]
-  plot dat.'/cluster_'.t.'.dat' using 8:xtic(1) title "as run", \
-       '' using 9 title "flat", \
-       '' using 10 title "node-aware"
+  plot dat.'/relabel_'.t.'.dat' using 2:xtic(1) title "as given", \
+       '' using 3 title "flat", \
+       '' using 4 title "node-aware"
 }
 unset multiplot
