@@ -26,8 +26,9 @@
 #include <vector>
 
 #define OMPI_SKIP_MPICXX 1  // the C API only: no C++ bindings and their warnings
-#include <mpi.h>
 #include <unistd.h>
+
+#include <mpi.h>
 
 namespace {
 
