@@ -40,7 +40,8 @@ struct AxisDraw {
   index_t max_tile = 9;      ///< tiles of 1..max_tile elements (1x1 tiles included)
 };
 
-/// Tile boundaries 0 = b0 < b1 < ... < bn = extent of an axis of `extent` elements.
+/// Tile boundaries 0 = b0 < b1 < ... < bn = extent of an axis of `extent` elements ({0}
+/// when it is empty).
 inline std::vector<index_t> random_bounds(Rng& g, index_t extent, AxisDraw d = {}) {
   std::vector<index_t> b{0};
   if (g.chance(d.uniform_percent)) {
@@ -49,7 +50,7 @@ inline std::vector<index_t> random_bounds(Rng& g, index_t extent, AxisDraw d = {
   } else {
     for (index_t x = g.in(1, d.max_tile); x < extent; x += g.in(1, d.max_tile)) b.push_back(x);
   }
-  b.push_back(extent);
+  if (b.back() < extent) b.push_back(extent);  // an empty axis has no tile: {0}
   return b;
 }
 
