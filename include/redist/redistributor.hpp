@@ -137,9 +137,15 @@ class Redistributor {
       executor_ = std::make_unique<Executor<value_type, memory_space>>(
           std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
     });
-    // Kept to check rebind()'s parts against; only the items that fix the plan.
-    for (std::size_t v = 0; v < items.values.size(); ++v)
-      if (PartItems::fixes_plan(v % PartItems::kinds)) plan_values_.push_back(items.values[v]);
+    // Kept to check rebind()'s parts against: the hash of each part's items that fix the
+    // plan, and those items once per hash (K parts of one layout: K words, not 10 K).
+    plan_hashes_.reserve(parts.size());
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      plan_hashes_.push_back(items.plan_hash(k));
+      if (k == 0 || plan_hashes_[k] != plan_hashes_[k - 1])
+        plan_values_.try_emplace(plan_hashes_[k], items.values.begin() + k * PartItems::kinds,
+                                 items.values.begin() + (k + 1) * PartItems::kinds);
+    }
     // Only once every rank has planned without error: the transport set-up is collective.
     executor_->connect();
   }
@@ -186,12 +192,13 @@ class Redistributor {
                                " (the plan has " + std::to_string(regions_.size()) + ")");
       check_parts(parts);
       const PartItems now = part_items(parts, plan_options(), transform().op);
-      for (std::size_t v = 0, kept = 0; v < now.values.size(); ++v) {
-        if (!PartItems::fixes_plan(v % PartItems::kinds)) continue;
-        if (now.values[v] != plan_values_[kept++])
-          throw invalid_argument(
-              "redist: rebind(): " + now.name(v / PartItems::kinds, v % PartItems::kinds) +
-              " differs from the one the plan was made for");
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (now.plan_hash(k) == plan_hashes_[k]) continue;
+        const std::vector<std::uint64_t>& was = plan_values_.at(plan_hashes_[k]);
+        for (std::size_t i = 0; i < PartItems::kinds; ++i)
+          if (PartItems::fixes_plan(i) && now.values[k * PartItems::kinds + i] != was[i])
+            throw invalid_argument("redist: rebind(): " + now.name(k, i) +
+                                   " differs from the one the plan was made for");
       }
       next = std::make_unique<Executor<value_type, memory_space>>(
           executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
@@ -440,7 +447,9 @@ class Redistributor {
 
   boost::mpi::communicator comm_;
   std::vector<Region> regions_;
-  std::vector<std::uint64_t> plan_values_;  ///< the parts' items that fix the plan, in order
+  std::vector<std::uint64_t> plan_hashes_;  ///< PartItems::plan_hash of each part
+  /// Every item of a part with that plan_hash (the first such part's).
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> plan_values_;
   std::unique_ptr<Executor<value_type, memory_space>> executor_;
 };
 

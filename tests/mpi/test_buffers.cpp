@@ -49,18 +49,18 @@ TEST_CASE("mpi: buffer memory is exact before the first run and bounded by the b
 TEST_CASE("mpi: the plan's own bytes are reported beside the buffers, outside their cap") {
   const boost::mpi::communicator comm;
   const int np = comm.size();
+  PlanOptions o;
+  o.max_buffer_bytes = 4096;
   index_t last = 0;
   for (const index_t n : {40, 120}) {
     CAPTURE(n);
     // 2 x 2 tiles, one allocation per tile: a copy per segment.
-    const Layout src{uniform(n, n, 2, 2), BlockCyclic(1, np)};
-    const Layout dst{uniform(n, n, 3, 3), BlockCyclic(np, 1)};
-    TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
-    TiledMatrix<double, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
+    using Tiles = TiledMatrix<double, Layout<Tiling<UniformAxis<>, UniformAxis<>>, BlockCyclic>,
+                              TilePerAllocation<>>;
+    Tiles a({uniform(n, n, 2, 2), BlockCyclic(1, np)}, {}, comm.rank());
+    Tiles b({uniform(n, n, 3, 3), BlockCyclic(np, 1)}, {}, comm.rank());
     fill_source(a);
     fill_sentinel(b);
-    PlanOptions o;
-    o.max_buffer_bytes = 4096;
     Redistributor r(a, b, comm, o);
     const PlanStats& s = r.plan().stats;
     CHECK(s.plan_bytes == static_cast<index_t>(r.plan().memory_bytes()));

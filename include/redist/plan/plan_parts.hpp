@@ -105,14 +105,26 @@ inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
                   [](const Ref& r) { return static_cast<std::size_t>(r.message->peer); });
     counting_sort(static_cast<std::size_t>(plan.batches),
                   [](const Ref& r) { return static_cast<std::size_t>(r.message->batch); });
+    const auto same_key = [&](std::size_t r0, std::size_t r1) {
+      return refs[r1].message->peer == refs[r0].message->peer &&
+             refs[r1].message->batch == refs[r0].message->batch;
+    };
+    // Sized once for the largest merged message (K parts may meet in one), not by doubling.
+    std::size_t largest = 0;
+    for (std::size_t r0 = 0, r1 = 0; r0 < refs.size(); r0 = r1) {
+      std::size_t n = 0;
+      for (r1 = r0; r1 < refs.size() && same_key(r0, r1); ++r1)
+        n += static_cast<std::size_t>(refs[r1].message->count);
+      largest = std::max(largest, n);
+    }
+    plan.merge_steps += static_cast<index_t>(refs.size());
     std::vector<BlockFamily> families;
+    families.reserve(largest);
     for (std::size_t r0 = 0, r1 = 0; r0 < refs.size(); r0 = r1) {
       const int peer = refs[r0].message->peer;
       const index_t batch = refs[r0].message->batch;
       families.clear();
-      for (r1 = r0;
-           r1 < refs.size() && refs[r1].message->peer == peer && refs[r1].message->batch == batch;
-           ++r1) {
+      for (r1 = r0; r1 < refs.size() && same_key(r0, r1); ++r1) {
         const std::size_t k = refs[r1].part;
         const Message& m = *refs[r1].message;
         const FamilyList& d = (*parts[k]).*member;
