@@ -31,11 +31,13 @@ def target_utilisation(topology, bits):
     return None
 
 
-jobs = []
+jobs, relabel = [], {}
 for p in inputs:
     d = json.load(open(p))
     if d.get("suite") == "cluster" and "jobs" in d and "cluster" not in d:
         jobs += d["jobs"]  # an earlier pooled file
+        for topo, table in d.get("relabel", {}).items():
+            relabel.setdefault(topo, table)
     elif d.get("cluster"):
         d["file"] = os.path.basename(p)
         jobs.append(d)
@@ -45,11 +47,13 @@ def topology(d):
     return "%dx%d" % (d["cluster"]["nodes"], d["ranks"] // d["cluster"]["nodes"])
 
 
-groups, relabel = {}, {}
+groups = {}
 for d in jobs:
     topo, rate = topology(d), d["cluster"]["link_rate_bits"]
-    if d.get("cluster_relabel") and topo not in relabel:
-        relabel[topo] = d["cluster_relabel"]
+    # The same table in every job of a topology: kept once, in "relabel".
+    table = d.pop("cluster_relabel", None)
+    if table and topo not in relabel:
+        relabel[topo] = table
     extra = {c["name"]: c for c in d["cluster"]["cases"]}
     for c in d["cases"]:
         if c["suite"] == "cluster":
@@ -122,12 +126,17 @@ for (topo, rate, name), g in sorted(groups.items(),
     rows.append(row)
 
 loads = [x for d in jobs for x in (d["loadavg_start"][0], d["loadavg_end"][0])]
-json.dump({"benchmark": "redist-bench", "suite": "cluster",
-           "loadavg_1min_range": [min(loads), max(loads)] if loads else None,
-           "targets": {"utilisation_pct": {"1gbit": 95, "2.5gbit": 95, "10gbit (2x1, 2x2)": 85},
-                       "ratio_vs_pdgemr2d": TARGET_RATIO},
-           "mismatches": sum(r["mismatches"] for r in rows), "rows": rows, "relabel": relabel,
-           "jobs": jobs}, open(out, "w"), indent=1)
+pooled_json = json.dumps({
+    "benchmark": "redist-bench", "suite": "cluster",
+    "loadavg_1min_range": [min(loads), max(loads)] if loads else None,
+    "targets": {"utilisation_pct": {"1gbit": 95, "2.5gbit": 95, "10gbit (2x1, 2x2)": 85},
+                "ratio_vs_pdgemr2d": TARGET_RATIO},
+    "mismatches": sum(r["mismatches"] for r in rows), "rows": rows, "relabel": relabel,
+    "jobs": "JOBS"}, indent=1)
+# Every job whole, one a line.
+with open(out, "w") as fd:
+    fd.write(pooled_json.replace('"JOBS"', "[\n" + ",\n".join(json.dumps(d) for d in jobs) + "\n]")
+             + "\n")
 
 
 def f(x, fmt, scale=1.0):
@@ -176,6 +185,7 @@ print("cluster.py: %d jobs, %d rows -> %s; load (1 min) %s" % (
     len(jobs), len(rows), out, "%.1f-%.1f" % (min(loads), max(loads)) if loads else "-"))
 
 if plots:
+    os.makedirs(plots, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
     with tempfile.TemporaryDirectory() as tmp:
         for topo in ("2x1", "2x2", "3x1"):
