@@ -12,9 +12,9 @@
 /// start() runs all that needs no waiting, test() advances what arrived, wait()
 /// completes.
 ///
-/// connect() chooses the transports, collectively (transport/choose.hpp), and lays out
-/// the message buffers once for them (transport/message_buffers.hpp); the copies that
-/// touch a buffer are bound relative to their message and pointed at it then.
+/// What it runs is wired once, collectively, when it is constructed (engine/wired.hpp):
+/// transports, buffers, task graph, copies and schedule. The executor keeps the loop and
+/// the state of the execution in progress.
 
 #include <algorithm>
 #include <array>
@@ -33,15 +33,12 @@
 #include <boost/mpi/exception.hpp>
 
 #include <redist/copy_kernel.hpp>
-#include <redist/copy_program.hpp>
-#include <redist/detail/bound_copies.hpp>
+#include <redist/engine/wired.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform.hpp>
-#include <redist/transport/choose.hpp>
-#include <redist/transport/transports.hpp>
 
 namespace redist {
 
@@ -55,10 +52,12 @@ class Executor {
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 
  public:
-  /// Binds `plan` to the local tiles of src and dst. Both matrices must outlive the
-  /// executor; their storage must not move. With a transposing `transform` the plan is
-  /// one from the transposed view of src's layout (transform.hpp). @pre `options` and
-  /// `transform` agreed by every rank.
+  /// Wires `plan` to the local tiles of src and dst (engine/wired.hpp). Collective. Both
+  /// matrices must outlive the executor; their storage must not move. With a transposing
+  /// `transform` the plan is one from the transposed view of src's layout (transform.hpp).
+  /// @pre `options` and `transform` agreed by every rank.
+  /// @throws on every rank, what one rank's binding threw; communication_error if MPI
+  /// fails while setting up the transports (a window, a description).
   template <class SrcMatrix, class DstMatrix>
   Executor(CompactPlan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
@@ -71,22 +70,7 @@ class Executor {
   Executor(CompactPlan plan, const std::vector<const SrcMatrix*>& srcs,
            const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
-      : plan_(std::move(plan)),
-        comm_(std::move(comm)),
-        options_(checked(options)),
-        transform_(transform),
-        graph_(make_task_graph(plan_, chunk_elements(), {}, {}, local_part_elements())),
-        copies_(plan_, graph_, srcs, dsts, transform_, options_),
-        buffers_(!options.gpu_aware_mpi) {
-    link_.comm = comm_;
-    link_.messages = {&plan_, &graph_};
-    link_.buffers = &buffers_;
-    link_.requests = &requests_;
-    link_.exec = &exec_;
-    link_.max_message_bytes = plan_.options.max_message_bytes;
-    requests_.set_progress_timeout(options_.progress_timeout_seconds);
-    compile_graph();
-  }
+      : wired_(std::move(plan), srcs, dsts, std::move(comm), options, transform) {}
 
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -94,77 +78,37 @@ class Executor {
   /// over the node (node_shared.hpp).
   ~Executor() = default;
 
-  const CompactPlan& plan() const { return plan_; }
-  const TaskGraph& graph() const { return graph_; }
-  const Schedule& schedule() const { return schedule_; }
-  const ExecutionOptions& options() const { return options_; }
-  const Transform<T>& transform() const { return transform_; }
+  const CompactPlan& plan() const { return wired_.plan(); }
+  const TaskGraph& graph() const { return wired_.graph(); }
+  const Schedule& schedule() const { return wired_.schedule(); }
+  const ExecutionOptions& options() const { return wired_.options(); }
+  const Transform<T>& transform() const { return wired_.transform(); }
   /// Whether an execution started and has not completed.
   bool running() const { return running_; }
   /// Bytes of message buffers this executor holds (device + host staging + its part of
-  /// the node window), known after connect(): at most the plan's
-  /// PlanStats::buffer_elements elements (twice when staged).
-  index_t buffer_bytes() const { return buffers_.bytes(); }
-  /// Whether messages between ranks of this node go through the shared window (known
-  /// after connect()).
-  bool shared_window() const { return transports_.shared_window.window() != nullptr; }
+  /// the node window): at most the plan's PlanStats::buffer_elements elements (twice
+  /// when staged).
+  index_t buffer_bytes() const { return wired_.buffers().bytes(); }
+  /// Whether messages between ranks of this node go through the shared window.
+  bool shared_window() const { return wired_.transports().shared_window.window() != nullptr; }
   /// Messages this rank sends and receives direct, read in place from node-shared source
-  /// memory (known after connect()).
+  /// memory.
   std::pair<index_t, index_t> direct_messages() const {
     const auto direct = [](const std::vector<Transport>& v) {
       return static_cast<index_t>(std::count(v.begin(), v.end(), Transport::direct));
     };
-    return {direct(graph_.send_transport), direct(graph_.recv_transport)};
+    return {direct(graph().send_transport), direct(graph().recv_transport)};
   }
   /// Tasks run by the last execution, per kind.
   const TaskCounts& tasks_run() const { return tasks_run_; }
   /// The tasks (graph vertices) in the order they completed in the last execution.
   const std::vector<std::uint32_t>& completion_order() const { return order_; }
 
-  /// Chooses the transports (transport/choose.hpp), lays out and allocates the message
-  /// buffers, binds the copies to them and builds the task graph for them: collective
-  /// over the communicator. start() does it if nobody did. Idempotent.
-  /// @throws communication_error if MPI fails while setting up (a window, a description).
-  void connect() {
-    if (transport_ready_) return;
-    transport::TransportChoice<T> choice;
-    try {
-      choice = transport::choose_transports<T, MemorySpace>(
-          comm_, plan_, graph_, host_memory && options_.shared_window, transform_.transposes(),
-          copies_.source(), buffers_);
-    } catch (const boost::mpi::exception& e) {
-      throw communication_error(
-          detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
-    }
-    transport_ready_ = true;
-    graph_.send_transport = choice.send;
-    graph_.recv_transport = choice.recv;
-    if (choice.window)
-      transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
-    transports_.direct.attach(std::move(choice.direct_windows));
-    copies_.bind_receives(choice.described);
-    // Unpacks of point-to-point messages read the receive part; those of window messages
-    // are pointed at the sender's part when its note arrives. Packs go to the send part.
-    for (std::size_t c = 0; c < graph_.recv.chunks.size(); ++c) {
-      const std::size_t m = graph_.recv.chunks[c].message;
-      if (graph_.recv_transport[m] == Transport::point_to_point)
-        copies_.point_unpacks(c, buffers_.recv_at(m));
-    }
-    for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c)
-      copies_.point_packs(c, buffers_.send_at(graph_.send.chunks[c].message));
-    // The chunks are the same as before (same plan, same chunk size): kept, not cut again;
-    // the transports and with them the Ack tasks are new.
-    graph_ = make_task_graph(plan_, std::move(graph_.send), std::move(graph_.recv),
-                             std::move(graph_.local), graph_.send_transport, graph_.recv_transport);
-    compile_graph();
-  }
-
   /// Starts an execution on `exec`: posts receives, packs and sends, copies local
   /// segments; returns when only waiting is left. @pre no execution in progress.
   void start(const execution_space& exec = execution_space{}) {
     if (running_) throw error("redist: start() called while an execution is in progress");
-    connect();
-    exec_ = exec;
+    wired_.use(exec);
     running_ = true;
     remaining_ = schedule_.in_degree.size();
     pending_ = schedule_.in_degree;
@@ -227,31 +171,9 @@ class Executor {
     void acked(std::size_t m) { x.event(x.graph_.ack_vertex[m]); }
   };
 
-  index_t chunk_elements() const {
-    return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
-  }
-  /// Host copies run in parts of a chunk, between which MPI is polled; a device runs a
-  /// batch's local copies as one launch (a part of 2 MiB would take the device about as
-  /// long as launching it).
-  index_t local_part_elements() const {
-    return host_memory ? chunk_elements() : std::numeric_limits<index_t>::max() / 2;
-  }
   bool transport_task(std::size_t v) const {
     const TaskKind k = graph_.tasks[v].kind;
     return k == TaskKind::arrive || k == TaskKind::ack;
-  }
-
-  static ExecutionOptions checked(const ExecutionOptions& o) {
-    o.validate();
-    return o;
-  }
-  void compile_graph() {
-    schedule_ = compile(graph_);
-    copies_.mirror();
-    // What the plan costs besides the buffers: the plan, and what was compiled from it.
-    plan_.stats.plan_bytes = static_cast<index_t>(plan_.memory_bytes());
-    plan_.stats.schedule_bytes = static_cast<index_t>(
-        graph_.memory_bytes() + schedule_.memory_bytes() + copies_.memory_bytes());
   }
 
   /// A task whose predecessors are done: queue it, or for a transport task, complete it
@@ -385,21 +307,15 @@ class Executor {
     running_ = false;
   }
 
-  CompactPlan plan_;
-  boost::mpi::communicator comm_;
-  ExecutionOptions options_;
-  Transform<T> transform_;
-  TaskGraph graph_;
-  Schedule schedule_;
-  execution_space exec_{};
-  detail::BoundCopies<T, MemorySpace> copies_;
-
-  // Transports (set up by connect()).
-  bool transport_ready_ = false;
-  transport::MessageBuffers<T, MemorySpace> buffers_;
-  transport::RequestPool requests_;
-  transport::Link<T, MemorySpace> link_;
-  transport::Transports<T, MemorySpace> transports_{&link_};
+  engine::Wired<T, MemorySpace> wired_;
+  // Short names for what the loop touches at every task.
+  const CompactPlan& plan_ = wired_.plan();
+  const TaskGraph& graph_ = wired_.graph();
+  const Schedule& schedule_ = wired_.schedule();
+  const execution_space& exec_ = wired_.exec();
+  engine::BoundCopies<T, MemorySpace>& copies_ = wired_.copies();
+  transport::Transports<T, MemorySpace>& transports_ = wired_.transports();
+  transport::RequestPool& requests_ = wired_.requests();
 
   // State of the execution in progress.
   bool running_ = false;

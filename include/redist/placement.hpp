@@ -126,7 +126,7 @@ class StorageMap {
 
 /// Whether placement P always stores a rank's tiles as one LocalMatrix (it declares
 /// `static constexpr bool local_matrix = true`). Messages between two placements that
-/// do not are laid segment after segment (detail/bind_copies.hpp): a type property, so
+/// do not are laid segment after segment (engine/bind_copies.hpp): a type property, so
 /// that every rank lays them out alike.
 template <class P>
 inline constexpr bool stores_local_matrix = requires {

@@ -134,8 +134,6 @@ class Redistributor {
       if (options.batch == 0 && parts.size() > 1 && worst > options.max_buffer_bytes)
         plan = plan_parts(parts, items, transform, options,
                           options.max_buffer_bytes / static_cast<index_t>(parts.size()));
-      executor_ = std::make_unique<Executor<value_type, memory_space>>(
-          std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
     });
     // Kept to check rebind()'s parts against: the hash of each part's items that fix the
     // plan, and those items once per hash (K parts of one layout: K words, not 10 K).
@@ -146,8 +144,9 @@ class Redistributor {
         plan_values_.try_emplace(plan_hashes_[k], items.values.begin() + k * PartItems::kinds,
                                  items.values.begin() + (k + 1) * PartItems::kinds);
     }
-    // Only once every rank has planned without error: the transport set-up is collective.
-    executor_->connect();
+    // Only once every rank has planned without error: wiring is collective.
+    executor_ = std::make_unique<Executor<value_type, memory_space>>(
+        std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
   }
 
   /// Moves the whole source matrix to the same place in the target.
@@ -182,7 +181,6 @@ class Redistributor {
   }
   /// rebind() for a move of several parts: parts in the same order, same regions.
   void rebind(const std::vector<Part<Src, Dst>>& parts) {
-    std::unique_ptr<Executor<value_type, memory_space>> next;
     detail::collectively(comm_, [&] {
       if (executor_->running())
         throw error("redist: rebind() called while an execution is in progress");
@@ -200,14 +198,12 @@ class Redistributor {
             throw invalid_argument("redist: rebind(): " + now.name(k, i) +
                                    " differs from the one the plan was made for");
       }
-      next = std::make_unique<Executor<value_type, memory_space>>(
-          executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
-          transform());
     });
-    // The old executor's node windows are freed (collectively over the node) before the
-    // new one creates its own.
-    executor_ = std::move(next);
-    executor_->connect();
+    // Wired beside the old executor, which stays if this throws (on every rank alike);
+    // its node windows are freed, collectively over the node, once replaced.
+    executor_ = std::make_unique<Executor<value_type, memory_space>>(
+        executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
+        transform());
   }
 
   const CompactPlan& plan() const { return executor_->plan(); }

@@ -13,8 +13,8 @@
 /// | Init(k)       | batch k                          | frees batch k-1's send buffers and   |
 /// |               |                                  | posts batch k's receives             |
 /// | Send(c)       | chunk c of a sent message        | packs c (one copy program) and hands |
-/// |               | (not direct: those are read from | it to the transport                  |
-/// |               | the source tiles in place)       |                                      |
+/// |               | (none read in place, direct or   | it to the transport                  |
+/// |               | cross-memory)                    |                                      |
 /// | Arrive(c)     | chunk c of a received message    | transport event: c is readable       |
 /// | Receive(c)    | received chunk c, or a part of   | unpacks c, or copies the part tile   |
 /// |               | batch k's local copies           | to tile (one copy program)           |
@@ -31,11 +31,8 @@
 /// Acks of direct messages gate only the end of the execution (the caller may change the
 /// source after wait()), not the next batch.
 ///
-/// Chunks: a message of the compact plan (plan/compact_plan.hpp) is cut into chunks of
-/// about `chunk_elements`, between column members of its families (each family is a
-/// dense column-major block of the buffer). Sender and receiver cut identically, so
-/// chunk k of a message is the same elements on both ends. A batch's local copies are
-/// cut the same way into parts.
+/// Chunks and local parts: engine/chunking.hpp. The graph is built once, after the
+/// transports are chosen (engine/wired.hpp), and not changed after.
 
 #include <algorithm>
 #include <array>
@@ -43,6 +40,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <redist/engine/chunking.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/compact_plan.hpp>
 
@@ -51,12 +49,34 @@ namespace redist {
 enum class TaskKind { init, send, arrive, receive, ack, finish };
 inline constexpr std::size_t task_kinds = 6;
 
-/// How a message travels (decided at connect(), executor.hpp).
+/// How a message travels (chosen collectively when the engine is wired: transport/choose.hpp).
 enum class Transport : std::uint8_t {
   point_to_point,  ///< MPI copies it from the sender's buffer into the receiver's
   shared_window,   ///< the receiver unpacks it from the sender's buffer (node window)
-  direct           ///< the receiver copies it from the sender's source tiles
+  direct,          ///< the receiver copies it from the sender's node-shared source tiles
+  cross_memory     ///< the receiver reads the sender's private source through the kernel
 };
+
+/// Whether the receiver of a message that travels so reads the sender's source in place
+/// (nothing is packed; the sender waits for the receiver's ack before the source may
+/// change).
+constexpr bool reads_in_place(Transport how) {
+  return how == Transport::direct || how == Transport::cross_memory;
+}
+
+inline const char* to_string(Transport how) {
+  switch (how) {
+    case Transport::point_to_point:
+      return "point-to-point";
+    case Transport::shared_window:
+      return "node-window";
+    case Transport::direct:
+      return "direct";
+    case Transport::cross_memory:
+      return "cross-memory";
+  }
+  return "?";
+}
 
 /// A vertex of the task graph. `index`: the chunk (send, arrive, remote receive), the
 /// local part (local receive) or the sent message (ack).
@@ -65,30 +85,6 @@ struct Task {
   index_t batch = 0;
   bool remote = false;  ///< a receive from a message (else a local part)
   std::size_t index = 0;
-};
-
-/// Column members [col_first, col_first + col_count) of a column block of a FamilyList
-/// (families [family, family_end), stacked: plan/block_family.hpp): `elements` elements
-/// at element `offset` from its message's start (a block's columns are contiguous in the
-/// buffer).
-struct Slice {
-  std::size_t family = 0, family_end = 0;
-  index_t col_first = 0, col_count = 0;
-  index_t offset = 0, elements = 0;
-};
-
-/// Slices [first, end) of one message: elements [offset, offset + elements) of it.
-struct Chunk {
-  std::size_t message = 0;
-  std::size_t first = 0, end = 0;
-  index_t offset = 0, elements = 0;
-};
-
-/// The chunks of every message of one FamilyList; `begin[m]` is message m's first chunk.
-struct Chunking {
-  std::vector<Slice> slices;
-  std::vector<Chunk> chunks;
-  std::vector<std::size_t> begin;  ///< one per message, plus the end
 };
 
 /// Tasks per kind (of a graph, or run by an execution).
@@ -156,76 +152,16 @@ inline const char* to_string(TaskKind k) {
   return "?";
 }
 
-/// Cuts every message of d into chunks of about `chunk_elements`, at column-member
-/// boundaries of its families (a chunk holds at least one member). Sender and receiver
-/// see the same families in the same order, so they cut alike.
-/// @post the chunks of a message cover its elements in order, back to back.
-inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
-  const index_t limit = std::max<index_t>(1, chunk_elements);
-  Chunking c;
-  // At least a slice per column block: sized once, not grown by doubling (K parts).
-  c.slices.reserve(d.families.size());
-  c.begin.reserve(d.messages.size() + 1);
-  for (std::size_t m = 0; m < d.messages.size(); ++m) {
-    const Message& msg = d.messages[m];
-    c.begin.push_back(c.chunks.size());
-    index_t offset = 0;
-    for (index_t f = msg.first, f_end = f; f < msg.first + msg.count; f = f_end) {
-      // The column block [f, f_end): families with the same column members.
-      const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
-      for (f_end = f; f_end < msg.first + msg.count &&
-                      detail::same_columns(d.families[static_cast<std::size_t>(f_end)], fam);
-           ++f_end) {
-      }
-      const index_t member =
-          fam.buffer_ld * plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
-      for (index_t b = 0; b < fam.cols.count;) {
-        if (c.chunks.size() == c.begin.back() || c.chunks.back().elements >= limit)
-          c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
-        Chunk& ch = c.chunks.back();
-        const index_t room = std::max<index_t>(1, (limit - ch.elements + member - 1) / member);
-        const index_t n = std::min(room, fam.cols.count - b);
-        c.slices.push_back(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, n,
-                                 offset, n * member});
-        ch.end = c.slices.size();
-        ch.elements += n * member;
-        offset += n * member;
-        b += n;
-      }
-    }
-  }
-  c.begin.push_back(c.chunks.size());
-  return c;
-}
-
-/// Builds rank plan.rank's task graph: message chunks of about `chunk_elements`, local
-/// parts of about `local_part_elements` (0: the same), and the transport of every message
-/// (all point-to-point when empty). O(chunks + local parts).
+/// Builds rank plan.rank's task graph on the plan's chunks, with the transport of every
+/// message (all point-to-point when empty). O(chunks + local parts).
 /// @pre send_transport / recv_transport are empty or have one entry per message.
-inline TaskGraph make_task_graph(const CompactPlan& plan, Chunking send, Chunking recv,
-                                 Chunking local, std::vector<Transport> send_transport,
-                                 std::vector<Transport> recv_transport);
-
-inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements,
+inline TaskGraph make_task_graph(const CompactPlan& plan, Chunkings chunks,
                                  std::vector<Transport> send_transport = {},
-                                 std::vector<Transport> recv_transport = {},
-                                 index_t local_part_elements = 0) {
-  return make_task_graph(
-      plan, cut_chunks(plan, plan.send, chunk_elements),
-      cut_chunks(plan, plan.recv, chunk_elements),
-      cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements),
-      std::move(send_transport), std::move(recv_transport));
-}
-
-/// make_task_graph on chunks already cut (an earlier graph's, of the same plan and chunk
-/// sizes): a new choice of transports changes the tasks, not the chunks.
-inline TaskGraph make_task_graph(const CompactPlan& plan, Chunking send, Chunking recv,
-                                 Chunking local, std::vector<Transport> send_transport,
-                                 std::vector<Transport> recv_transport) {
+                                 std::vector<Transport> recv_transport = {}) {
   TaskGraph tg;
-  tg.send = std::move(send);
-  tg.recv = std::move(recv);
-  tg.local = std::move(local);
+  tg.send = std::move(chunks.send);
+  tg.recv = std::move(chunks.recv);
+  tg.local = std::move(chunks.local);
   tg.send_transport = std::move(send_transport);
   tg.recv_transport = std::move(recv_transport);
   tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);
@@ -255,7 +191,7 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, Chunking send, Chunkin
       edge(init_of(batch), tg.ack_vertex[m]);
       if (how == Transport::shared_window) edge(tg.ack_vertex[m], finish_of(batch));
     }
-    if (how == Transport::direct) continue;  // nothing to pack: read in place
+    if (reads_in_place(how)) continue;  // nothing to pack
     for (std::size_t c = tg.send.begin[m]; c < tg.send.begin[m + 1]; ++c) {
       const std::size_t v = add(TaskKind::send, batch, c);
       edge(init_of(batch), v);
@@ -279,6 +215,16 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, Chunking send, Chunkin
     edge(v, finish_of(batch));
   }
   return tg;
+}
+
+/// make_task_graph on chunks of about `chunk_elements` (local parts alike, or of about
+/// `local_part_elements`).
+inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements,
+                                 std::vector<Transport> send_transport = {},
+                                 std::vector<Transport> recv_transport = {},
+                                 index_t local_part_elements = 0) {
+  return make_task_graph(plan, cut_chunkings(plan, chunk_elements, local_part_elements),
+                         std::move(send_transport), std::move(recv_transport));
 }
 
 /// A task graph compiled for walking: successors in CSR form, the number of predecessors

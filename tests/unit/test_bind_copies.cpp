@@ -1,4 +1,4 @@
-// Binding (detail/bind_copies.hpp) of tile-stored sides: every rank of a virtual
+// Binding (engine/bind_copies.hpp) of tile-stored sides: every rank of a virtual
 // communicator packs its messages, unpacks its peers' and copies its local segments, all
 // in one process, with the copies bind_slice makes; every target element must hold its
 // source element, and every message element must be written once. Random irregular tiles,
@@ -15,7 +15,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <redist/copy_program.hpp>
-#include <redist/detail/bind_copies.hpp>
+#include <redist/engine/bind_copies.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
@@ -92,7 +92,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     const CompactPlan& p = plans[r];
     const TaskGraph& g = graphs[r];
-    const detail::MatrixSide<double, SrcM> side(a[r], true);
+    const engine::MatrixSide<double, SrcM> side(a[r], true);
     auto& out = buffers[static_cast<std::size_t>(r)];
     for (const Message& m : p.send.messages)
       out.emplace_back(static_cast<std::size_t>(m.elements), unset);
@@ -101,7 +101,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     for (const Chunk& ch : g.send.chunks)
       for (std::size_t k = ch.first; k < ch.end; ++k) {
         const std::size_t before = pool.copies.size();
-        detail::bind_slice(p, p.send, g.send.slices[k], side, detail::BufferSide{}, pool, rel,
+        engine::bind_slice(p, p.send, g.send.slices[k], side, engine::BufferSide{}, pool, rel,
                            flat);
         for (std::size_t c = before; c < pool.copies.size(); ++c)
           pool.copies[c].dst = out[ch.message].data() + rel[c];
@@ -114,7 +114,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     const CompactPlan& p = plans[r];
     const TaskGraph& g = graphs[r];
-    const detail::MatrixSide<double, DstM> side(b[r], false);
+    const engine::MatrixSide<double, DstM> side(b[r], false);
     CopyPool<double> pool;
     std::vector<index_t> rel;
     for (const Chunk& ch : g.recv.chunks) {
@@ -129,7 +129,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
           buffers[static_cast<std::size_t>(m.peer)][static_cast<std::size_t>(it - sent.begin())];
       for (std::size_t k = ch.first; k < ch.end; ++k) {
         const std::size_t before = pool.copies.size();
-        detail::bind_slice(p, p.recv, g.recv.slices[k], detail::BufferSide{}, side, pool, rel,
+        engine::bind_slice(p, p.recv, g.recv.slices[k], engine::BufferSide{}, side, pool, rel,
                            flat);
         for (std::size_t c = before; c < pool.copies.size(); ++c)
           pool.copies[c].src = message.data() + rel[c];
@@ -138,9 +138,9 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     run(pool);
     CopyPool<double> local;
     std::vector<index_t> none;
-    const detail::MatrixSide<double, SrcM> from(a[r], true);
+    const engine::MatrixSide<double, SrcM> from(a[r], true);
     for (const Slice& s : g.local.slices)
-      detail::bind_slice(p, p.local, s, from, side, local, none);
+      engine::bind_slice(p, p.local, s, from, side, local, none);
     CHECK(none.empty());
     run(local);
   }
@@ -224,11 +224,11 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
   const CompactPlan p = make_compact_plan(src, dst, region, 0, 2);
   const TaskGraph g = make_task_graph(p, index_t{1} << 20);
   TiledMatrix<double, L, TilePerAllocation<>> a(src, {}, 0);
-  const detail::MatrixSide<double, decltype(a)> side(a, true);
+  const engine::MatrixSide<double, decltype(a)> side(a, true);
   CopyPool<double> pool;
   std::vector<index_t> rel;
   for (const Slice& s : g.send.slices)
-    detail::bind_slice(p, p.send, s, side, detail::BufferSide{}, pool, rel, true);
+    engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, true);
   CHECK(p.send.segments == 32);  // 4 row pieces x 8 column pieces
   REQUIRE(pool.copies.size() == 8);
   for (std::size_t c = 0; c < pool.copies.size(); ++c) {

@@ -1,8 +1,9 @@
 #pragma once
 /// @file transport/choose.hpp
-/// Chooses the transport of every message (transport/transport.hpp) and lays out their
-/// buffers (transport/message_buffers.hpp), collectively over the communicator: the
-/// executor's connect(). On host memory with the shared window enabled:
+/// Chooses the transport of every message (transport/transport.hpp), then lays out their
+/// buffers (transport/message_buffers.hpp): two steps of wiring an engine
+/// (engine/wired.hpp), collective over the communicator. On host memory with the shared
+/// window enabled:
 /// 1. a sent message goes direct when every segment's source lies in one node-shared
 ///    window (node_shared.hpp) that its receiver is part of;
 /// 2. the send part of the other messages becomes an MPI-3 shared window of the node's
@@ -19,7 +20,6 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -28,7 +28,9 @@
 #include <boost/mpi/nonblocking.hpp>
 #include <boost/mpi/request.hpp>
 
-#include <redist/detail/bind_copies.hpp>
+#include <redist/detail/checked.hpp>
+#include <redist/engine/chunking.hpp>
+#include <redist/engine/matrix_sides.hpp>
 #include <redist/error.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/topology.hpp>
@@ -37,11 +39,9 @@
 
 namespace redist::transport {
 
-/// A segment's start and leading dimension.
-template <class T>
-using Address = std::pair<const T*, index_t>;
+using engine::Address;
 
-/// What connect() decided.
+/// The transports chosen, and what they need.
 template <class T>
 struct TransportChoice {
   std::vector<Transport> send, recv;                   ///< per message
@@ -65,12 +65,13 @@ inline index_t segments_in(const FamilyList& d, const Message& msg) {
 inline bool describable(index_t count) { return count <= INT_MAX / 2; }
 
 /// Marks the sent messages that can go direct; returns each one's window and fills
-/// its segments' addresses.
-template <class T>
+/// its segments' addresses, in the order of the chunks `sent` (the order the receiver
+/// binds them in).
+template <class T, class Source>
 std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
-    const boost::mpi::communicator& comm, const CompactPlan& plan, const TaskGraph& graph,
-    bool transposed, const std::function<Address<T>(index_t, const Piece&, const Piece&)>& source,
-    std::vector<Transport>& how, std::vector<std::vector<Address<T>>>& segments) {
+    const boost::mpi::communicator& comm, const CompactPlan& plan, const Chunking& sent,
+    bool transposed, const Source& source, std::vector<Transport>& how,
+    std::vector<std::vector<Address<T>>>& segments) {
   using redist::detail::NodeWindow;
   std::vector<std::shared_ptr<NodeWindow>> window_of(plan.send.messages.size());
   std::shared_ptr<NodeWindow> w;  // the last window found, and its members
@@ -84,11 +85,10 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
       direct = NodeWindow::find(a.first, sizeof(T)) != nullptr;
     }
     std::vector<Address<T>>& list = segments[m];
-    for (std::size_t c = graph.send.begin[m]; direct && c < graph.send.begin[m + 1]; ++c)
-      for (std::size_t k = graph.send.chunks[c].first; direct && k < graph.send.chunks[c].end;
-           ++k) {
-        const Slice& s = graph.send.slices[k];
-        redist::detail::for_each_slice_segment(
+    for (std::size_t c = sent.begin[m]; direct && c < sent.begin[m + 1]; ++c)
+      for (std::size_t k = sent.chunks[c].first; direct && k < sent.chunks[c].end; ++k) {
+        const Slice& s = sent.slices[k];
+        engine::for_each_slice_segment(
             plan, plan.send, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
               if (!direct) return;
               const Address<T> a = source(plan.send.families[s.family].part, r, col);
@@ -191,31 +191,25 @@ void exchange_descriptions(
 
 }  // namespace detail
 
-/// Chooses the transports, lays out and allocates `buffers`. Collective over comm.
-/// `node_transports`: the shared window and direct reads may be used (host memory, and
+/// Chooses the transport of every message. Collective over comm. `node_transports`: the
+/// shared window and direct reads may be used (host memory, and
 /// ExecutionOptions::shared_window, agreed by every rank). `source(part, r, c)`: the
-/// address of a sent segment in the source.
-template <class T, class MemorySpace>
-TransportChoice<T> choose_transports(
-    const boost::mpi::communicator& comm, const CompactPlan& plan, const TaskGraph& graph,
-    bool node_transports, bool transposed,
-    const std::function<Address<T>(index_t, const Piece&, const Piece&)>& source,
-    MessageBuffers<T, MemorySpace>& buffers) {
+/// address of a sent segment in the source (engine/matrix_sides.hpp); `sent`: the sent
+/// messages' chunks.
+template <class T, class Source>
+TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const CompactPlan& plan,
+                                     const Chunking& sent, bool node_transports, bool transposed,
+                                     const Source& source) {
   TransportChoice<T> choice;
   choice.send.assign(plan.send.messages.size(), Transport::point_to_point);
   choice.recv.assign(plan.recv.messages.size(), Transport::point_to_point);
   choice.described.resize(plan.recv.messages.size());
-  if (!node_transports) {
-    buffers.lay_out_sends(plan.send, choice.send);
-    buffers.lay_out_receives(plan.recv, choice.recv);
-    buffers.allocate();
-    return choice;
-  }
+  if (!node_transports) return choice;
   std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
   const auto window_of =
-      detail::find_direct_sends<T>(comm, plan, graph, transposed, source, choice.send, segments);
-  // Which peers share the node. Every rank goes on (the window below is collective);
-  // one alone on its node just sends everything point to point.
+      detail::find_direct_sends<T>(comm, plan, sent, transposed, source, choice.send, segments);
+  // Which peers share the node. Every rank goes on (the window that follows is
+  // collective); one alone on its node just sends everything point to point.
   const std::vector<int>& node_rank = node_map(comm).rank_in_node;
   std::vector<bool> on_node(node_rank.size(), false);
   for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
@@ -227,21 +221,34 @@ TransportChoice<T> choose_transports(
     if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
       choice.recv[m] = Transport::shared_window;  // or direct: see the descriptions
   detail::exchange_descriptions(comm, plan, on_node, window_of, segments, choice);
+  return choice;
+}
+
+/// Lays out the buffers of the messages as `choice` sends them and allocates them: in
+/// this rank's part of a new node window when `node_transports` (collective over comm;
+/// peers read its send part), else privately. Fills choice.window and choice.peer_part
+/// when the node has other ranks.
+template <class T, class MemorySpace>
+void lay_out_buffers(const boost::mpi::communicator& comm, const CompactPlan& plan,
+                     bool node_transports, TransportChoice<T>& choice,
+                     MessageBuffers<T, MemorySpace>& buffers) {
   buffers.lay_out_sends(plan.send, choice.send);
   buffers.lay_out_receives(plan.recv, choice.recv);
-  // Both parts in this rank's part of the node window; peers read its send part.
+  if (!node_transports) {
+    buffers.allocate();
+    return;
+  }
   auto window = redist::detail::NodeWindow::create(
       comm, static_cast<std::size_t>(redist::detail::checked_mul(
                 buffers.elements(), static_cast<index_t>(sizeof(T)), "window bytes")));
   buffers.allocate(window);
-  if (window->node_size() < 2) return choice;
+  if (window->node_size() < 2) return;
   choice.peer_part.assign(static_cast<std::size_t>(comm.size()), nullptr);
   const std::vector<int> window_rank = window->node_ranks(comm);
   for (std::size_t r = 0; r < window_rank.size(); ++r)
     if (window_rank[r] >= 0)
       choice.peer_part[r] = reinterpret_cast<const T*>(window->base(window_rank[r]));
   choice.window = std::move(window);
-  return choice;
 }
 
 }  // namespace redist::transport

@@ -1,101 +1,85 @@
 #pragma once
-/// @file detail/bound_copies.hpp
-/// The copy programs of one executor (executor.hpp): every sent chunk's packs, every
-/// received chunk's unpacks and every local part's copies, bound to the matrices
-/// (detail/bind_copies.hpp) and, on the buffer side, relative to their message until
-/// connect() points them at it. Host pools, mirrored to device memory for device spaces.
+/// @file engine/bound_copies.hpp
+/// The copy programs of one engine (engine/wired.hpp): every sent chunk's packs, every
+/// received chunk's unpacks and every local part's copies, bound once
+/// (engine/bind_copies.hpp) between the matrices and the message buffers of the chosen
+/// transports. Packs write their message in the send buffer; unpacks read theirs in the
+/// receive buffer (point to point), in the sender's source tiles (direct), or in the
+/// sender's part of the node window, where they are pointed when the sender's note
+/// arrives (point_unpacks). Host pools, mirrored to device memory for device spaces.
 
 #include <algorithm>
 #include <climits>
 #include <cstddef>
-#include <functional>
 #include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 
 #include <redist/copy_program.hpp>
-#include <redist/detail/bind_copies.hpp>
+#include <redist/engine/bind_copies.hpp>
+#include <redist/engine/chunking.hpp>
+#include <redist/engine/matrix_sides.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/placement.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform.hpp>
-#include <redist/transport/choose.hpp>
+#include <redist/transport/message_buffers.hpp>
 
-namespace redist::detail {
+namespace redist::engine {
 
 template <class T, class MemorySpace>
 class BoundCopies {
  public:
   using execution_space = typename MemorySpace::execution_space;
-  using Address = transport::Address<T>;  ///< a segment's start and ld
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 
-  /// Binds the packs and the local copies of `graph`'s chunks between part k's matrices
-  /// srcs[k] and dsts[k]; the unpacks wait for bind_receives(). @pre `plan` and `graph`
-  /// outlive this object and do not move; `graph` keeps its chunks.
-  template <class SrcMatrix, class DstMatrix>
-  BoundCopies(const CompactPlan& plan, const TaskGraph& graph,
-              const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
-              const Transform<T>& transform, const ExecutionOptions& options)
-      : plan_(&plan), graph_(&graph) {
-    std::vector<MatrixSide<T, SrcMatrix>> src_side;
-    std::vector<MatrixSide<T, DstMatrix>> dst_side;
-    for (const SrcMatrix* m : srcs) src_side.emplace_back(*m, true, transform.transposes());
-    for (DstMatrix* m : dsts) dst_side.emplace_back(*m, false);
-    // Messages between two tile-stored sides are laid flat (detail/bind_copies.hpp).
-    constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
-                          !stores_local_matrix<typename DstMatrix::placement_type>;
-    bind(plan.send, graph.send, src_side, BufferSide{}, send_, flat);
-    bind(plan.local, graph.local, src_side, dst_side, local_);
-    for (auto& c : local_.pool.copies) c.scale_by(transform);
-    bind_receives_ = [this, dst_side, flat,
-                      transform](const std::vector<std::vector<Address>>& described) {
-      recv_ = {};
-      const TaskGraph& g = *graph_;
-      recv_.reserve(g.recv);
-      // Direct messages: each one's described segments, consumed in order, chunk after
-      // chunk (binding advances the cursor).
-      std::vector<DescribedSide<T>> source;
-      for (const auto& list : described) source.push_back({list.data(), transform.transposes()});
-      for (std::size_t c = 0; c < g.recv.chunks.size(); ++c) {
-        const Chunk& ch = g.recv.chunks[c];
-        const std::size_t first = recv_.pool.copies.size();
-        for (std::size_t k = ch.first; k < ch.end; ++k) {
-          const auto& dst = side_of(dst_side, part_of(plan_->recv, g.recv.slices[k]));
-          if (g.recv_transport[ch.message] == Transport::direct)
-            bind_slice(*plan_, plan_->recv, g.recv.slices[k], source[ch.message], dst, recv_.pool,
-                       recv_.rel);
-          else
-            bind_slice(*plan_, plan_->recv, g.recv.slices[k], BufferSide{}, dst, recv_.pool,
-                       recv_.rel, flat);
-        }
-        recv_.range.emplace_back(first, recv_.pool.copies.size());
-      }
-      for (auto& c : recv_.pool.copies) {
-        c.scale_by(transform);
-        c.streaming = stream_target_;
-      }
-    };
-    source_ = [src_side](index_t part, const Piece& r, const Piece& c) -> Address {
-      return src_side[static_cast<std::size_t>(part)].at(r, c);
-    };
-    choose_streaming(options);
-  }
-  BoundCopies(const BoundCopies&) = delete;  // the binding of receives refers to this object
-  BoundCopies& operator=(const BoundCopies&) = delete;
+  BoundCopies() = default;
 
-  /// Binds the unpacks for the transports now in the graph: direct messages read the
-  /// segments `described` (per received message, in binding order), the others their
-  /// message in a buffer.
-  void bind_receives(const std::vector<std::vector<Address>>& described) {
-    bind_receives_(described);
-  }
-  /// The address of a sent segment in part `part`'s source.
-  const std::function<Address(index_t, const Piece&, const Piece&)>& source() const {
-    return source_;
+  /// Binds every copy of `graph`'s chunks between part k's matrices (sides.src[k],
+  /// sides.dst[k]) and the message buffers: packs of the messages that are packed
+  /// (not direct), unpacks from `described` (per received direct message, the sender's
+  /// segments in binding order) or from the buffers, and the local copies. Keeps no
+  /// reference to its arguments.
+  template <class Sides>
+  BoundCopies(const CompactPlan& plan, const TaskGraph& graph, const Sides& sides,
+              const transport::MessageBuffers<T, MemorySpace>& buffers,
+              const std::vector<std::vector<Address<T>>>& described, const Transform<T>& transform,
+              const ExecutionOptions& options) {
+    // Sends: nothing to pack for a message read in place.
+    bind(plan, plan.send, graph.send, sides.src, BufferSide{}, send_, Sides::flat,
+         [&](std::size_t m) { return graph.send_transport[m] != Transport::direct; });
+    for (std::size_t c = 0; c < graph.send.chunks.size(); ++c)
+      point_packs(c, buffers.send_at(graph.send.chunks[c].message));
+    // Receives: each direct message's described segments, consumed in order, chunk
+    // after chunk (binding advances the cursor).
+    recv_.reserve(graph.recv);
+    std::vector<DescribedSide<T>> source;
+    source.reserve(described.size());
+    for (const auto& list : described) source.push_back({list.data(), transform.transposes()});
+    for (const Chunk& ch : graph.recv.chunks) {
+      const std::size_t first = recv_.pool.copies.size();
+      for (std::size_t k = ch.first; k < ch.end; ++k) {
+        const Slice& s = graph.recv.slices[k];
+        const auto& dst = sides.dst[static_cast<std::size_t>(part_of(plan.recv, s))];
+        if (graph.recv_transport[ch.message] == Transport::direct) {
+          bind_slice(plan, plan.recv, s, source[ch.message], dst, recv_.pool, recv_.rel);
+          recv_.rel.resize(recv_.pool.copies.size());  // no buffer: keeps rel[k] copy k's
+        } else
+          bind_slice(plan, plan.recv, s, BufferSide{}, dst, recv_.pool, recv_.rel, Sides::flat);
+      }
+      recv_.range.emplace_back(first, recv_.pool.copies.size());
+    }
+    for (std::size_t c = 0; c < graph.recv.chunks.size(); ++c) {
+      const std::size_t m = graph.recv.chunks[c].message;
+      if (graph.recv_transport[m] == Transport::point_to_point)
+        point_unpacks(c, buffers.recv_at(m));
+    }
+    bind(plan, plan.local, graph.local, sides.src, sides.dst, local_);
+    for (Bound* b : {&recv_, &local_})
+      for (auto& c : b->pool.copies) c.scale_by(transform);
+    choose_streaming(plan.stats, options);
   }
 
   /// Points the packs of sent chunk c at its message's start.
@@ -182,16 +166,20 @@ class BoundCopies {
     }
   };
 
-  /// Binds every slice of `d` (chunk by chunk) between two sides.
-  template <class S, class D>
-  void bind(const FamilyList& d, const Chunking& chunking, const S& src, const D& dst, Bound& out,
-            bool flat = false) {
+  /// Binds every slice of `d` (chunk by chunk) between two sides; the chunks of messages
+  /// that `bound(m)` rejects get an empty range.
+  struct Every {
+    bool operator()(std::size_t) const { return true; }
+  };
+  template <class S, class D, class Which = Every>
+  void bind(const CompactPlan& plan, const FamilyList& d, const Chunking& chunking, const S& src,
+            const D& dst, Bound& out, bool flat = false, Which bound = {}) {
     out.reserve(chunking);
     for (const Chunk& ch : chunking.chunks) {
       const std::size_t first = out.pool.copies.size();
-      for (std::size_t k = ch.first; k < ch.end; ++k) {
+      for (std::size_t k = ch.first; bound(ch.message) && k < ch.end; ++k) {
         const index_t part = part_of(d, chunking.slices[k]);
-        bind_slice(*plan_, d, chunking.slices[k], side_of(src, part), side_of(dst, part), out.pool,
+        bind_slice(plan, d, chunking.slices[k], side_of(src, part), side_of(dst, part), out.pool,
                    out.rel, flat);
       }
       out.range.emplace_back(first, out.pool.copies.size());
@@ -203,8 +191,7 @@ class BoundCopies {
   /// much more has been packed. Packing streams long runs and contiguous blocks only:
   /// short runs scattered through the buffer measured slower streamed (redist-bench,
   /// standard case c).
-  void choose_streaming(const ExecutionOptions& options) {
-    const PlanStats& st = plan_->stats;
+  void choose_streaming(const PlanStats& st, const ExecutionOptions& options) {
     const index_t bytes = static_cast<index_t>(sizeof(T));
     const index_t threshold = options.streaming_threshold_bytes;
     stream_target_ = (st.elements_local + st.elements_received) * bytes >= threshold;
@@ -213,7 +200,8 @@ class BoundCopies {
       stream_target_ = stream_pack = options.streaming == Toggle::on;
     stream_target_ = stream_target_ && host_memory;
     stream_pack_ = stream_pack && host_memory;
-    for (auto& c : local_.pool.copies) c.streaming = stream_target_;
+    for (Bound* b : {&recv_, &local_})
+      for (auto& c : b->pool.copies) c.streaming = stream_target_;
     for (auto& c : send_.pool.copies) {
       index_t shortest = INT64_MAX;
       for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
@@ -236,13 +224,9 @@ class BoundCopies {
     return sides[static_cast<std::size_t>(part)];
   }
 
-  const CompactPlan* plan_;
-  const TaskGraph* graph_;
   Bound send_, recv_, local_;
-  std::function<void(const std::vector<std::vector<Address>>&)> bind_receives_;
-  std::function<Address(index_t, const Piece&, const Piece&)> source_;
   bool stream_pack_ = false;    ///< some packing uses streaming stores (copy_kernel.hpp)
   bool stream_target_ = false;  ///< writes into the target stream
 };
 
-}  // namespace redist::detail
+}  // namespace redist::engine

@@ -1,9 +1,10 @@
 #pragma once
-/// @file detail/bind_copies.hpp
+/// @file engine/bind_copies.hpp
 /// Binds the compact plan's families (plan/block_family.hpp) to memory: each slice of a
 /// family (some of its column members, task_graph.hpp) becomes StridedCopies
-/// (copy_program.hpp) between two sides. A side is a matrix (its tiles) or a message
-/// buffer (the family's dense column-major block).
+/// (copy_program.hpp) between two sides (engine/matrix_sides.hpp). A side is a matrix (its
+/// tiles), a message buffer (the family's dense column-major block) or a peer's source
+/// read in place.
 ///
 /// When both sides separate into a row part and a column part (a message buffer always
 /// does; a matrix does when its StorageMap is a LocalMatrix, as ScaLAPACK storage is),
@@ -29,109 +30,12 @@
 #include <vector>
 
 #include <redist/copy_program.hpp>
+#include <redist/engine/chunking.hpp>
+#include <redist/engine/matrix_sides.hpp>
 #include <redist/index.hpp>
-#include <redist/placement.hpp>
 #include <redist/plan/compact_plan.hpp>
-#include <redist/task_graph.hpp>
 
-namespace redist::detail {
-
-/// One side of a copy: a matrix's tiles (as the source or as the target of the pieces),
-/// or a message buffer. A transposed source (transform.hpp) is addressed by pieces of
-/// op(A): a row piece is a piece of A's columns, a column piece one of A's rows.
-template <class T, class Matrix>
-class MatrixSide {
- public:
-  MatrixSide(const Matrix& m, bool source, bool transposed = false)
-      : matrix_(&m), source_(source), transposed_(transposed) {
-    // Separable only when the placement type says so (stores_local_matrix): the message
-    // layout depends on it, and every rank must derive the same one from the types.
-    if constexpr (stores_local_matrix<typename Matrix::placement_type>)
-      local_ = m.storage().local_matrix();
-    if (local_ && !m.allocations().empty())
-      base_ = m.allocations()[static_cast<std::size_t>(local_->allocation)].data();
-  }
-  bool separable() const { return local_ != nullptr; }
-  bool transposed() const { return transposed_; }
-  /// Separable sides: base, row part of row piece p, column part of column piece p, ld,
-  /// and the step from one element of a run to the next.
-  T* base() const { return base_; }
-  index_t row(const Piece& p) const { return transposed_ ? local_col(p) : local_row(p); }
-  index_t col(const Piece& p) const { return transposed_ ? local_row(p) : local_col(p); }
-  index_t ld() const { return local_->ld; }
-  index_t run_step() const { return transposed_ ? local_->ld : 1; }
-  /// Any side: the address of the segment (row piece r x column piece c) and its ld.
-  std::pair<T*, index_t> at(const Piece& r, const Piece& c) const {
-    const Located l = located(r, c);
-    return {l.base + l.offset, l.ld};
-  }
-  /// Any side: where the segment (row piece r x column piece c) lies: its allocation's
-  /// start, its offset there, its ld, and the start of what it may share a copy with:
-  /// its tile, or the whole allocation for a local matrix.
-  struct Located {
-    T* base;
-    index_t offset, ld, tile;
-  };
-  Located located(const Piece& r, const Piece& c) const {
-    const TileSlot s = matrix_->storage().slot(transposed_ ? TileIndex{tile(c), tile(r)}
-                                                           : TileIndex{tile(r), tile(c)});
-    const index_t in_tile =
-        transposed_ ? offset(c) + offset(r) * s.ld : offset(r) + offset(c) * s.ld;
-    return {matrix_->allocations()[static_cast<std::size_t>(s.allocation)].data(),
-            s.offset + in_tile, s.ld, local_ ? 0 : s.offset};
-  }
-
- private:
-  index_t tile(const Piece& p) const { return source_ ? p.src_tile : p.dst_tile; }
-  index_t offset(const Piece& p) const { return source_ ? p.src_offset : p.dst_offset; }
-  index_t local_row(const Piece& p) const {
-    return local_->row_offset[static_cast<std::size_t>(tile(p))] + offset(p);
-  }
-  index_t local_col(const Piece& p) const {
-    return (local_->col_offset[static_cast<std::size_t>(tile(p))] + offset(p)) * local_->ld;
-  }
-
-  const Matrix* matrix_;
-  bool source_;
-  bool transposed_;
-  const LocalMatrix* local_ = nullptr;
-  T* base_ = nullptr;
-};
-
-/// A message buffer side of one slice: rows a * Lr, columns b * Lc * ld, relative to
-/// the slice's start; pointers are set per message (rebase()).
-struct BufferSide {};
-
-/// A source read in place from another rank's memory (direct transport): the address
-/// and ld of each segment, in the order of for_each_slice_segment.
-template <class T>
-struct DescribedSide {
-  mutable const std::pair<const T*, index_t>* next;  ///< advanced as segments are bound
-  bool transposed = false;                           ///< the sender's source is op(A)'s
-};
-
-template <class S>
-struct is_described : std::false_type {};
-template <class T>
-struct is_described<DescribedSide<T>> : std::true_type {};
-
-/// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
-/// columns outer, then the block's families, rows inner (the buffer order of
-/// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
-template <class F>
-void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const Slice& s, F&& f) {
-  const BlockFamily& first = d.families[s.family];
-  const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
-  for (index_t b = 0; b < cols.count; ++b) {
-    const Piece col = cols.member(b);
-    for (std::size_t k = s.family; k < s.family_end; ++k) {
-      const BlockFamily& fam = d.families[k];
-      const PieceGroup rows = plan.rows(fam);
-      const index_t row0 = fam.buffer_offset - first.buffer_offset;
-      for (index_t a = 0; a < rows.count; ++a) f(row0 + a * rows.length, b, rows.member(a), col);
-    }
-  }
-}
+namespace redist::engine {
 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
 /// buffer side, each copy's offset from the message start goes to `rel` (one per copy).
@@ -343,4 +247,4 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
   return pool.copies.size() - before;
 }
 
-}  // namespace redist::detail
+}  // namespace redist::engine

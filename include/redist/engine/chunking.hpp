@@ -1,0 +1,124 @@
+#pragma once
+/// @file engine/chunking.hpp
+/// The engine's unit of work: messages and local copies cut into chunks (Cao et al. 2021,
+/// section 5: the task granularity that runs). A message of the compact plan
+/// (plan/compact_plan.hpp) is cut into chunks of about `chunk_elements`, between column
+/// members of its families (each family is a dense column-major block of the buffer).
+/// Sender and receiver cut identically, so chunk k of a message is the same elements on
+/// both ends. A batch's local copies are cut the same way into parts. How a message
+/// travels does not change its chunks: they are cut once, before the transports are
+/// chosen (engine/wired.hpp).
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include <redist/plan.hpp>
+#include <redist/plan/compact_plan.hpp>
+
+namespace redist {
+
+/// Column members [col_first, col_first + col_count) of a column block of a FamilyList
+/// (families [family, family_end), stacked: plan/block_family.hpp): `elements` elements
+/// at element `offset` from its message's start (a block's columns are contiguous in the
+/// buffer).
+struct Slice {
+  std::size_t family = 0, family_end = 0;
+  index_t col_first = 0, col_count = 0;
+  index_t offset = 0, elements = 0;
+};
+
+/// Slices [first, end) of one message: elements [offset, offset + elements) of it.
+struct Chunk {
+  std::size_t message = 0;
+  std::size_t first = 0, end = 0;
+  index_t offset = 0, elements = 0;
+};
+
+/// The chunks of every message of one FamilyList; `begin[m]` is message m's first chunk.
+struct Chunking {
+  std::vector<Slice> slices;
+  std::vector<Chunk> chunks;
+  std::vector<std::size_t> begin;  ///< one per message, plus the end
+};
+
+/// The chunks of the three families lists of a plan: sent messages, received messages,
+/// local parts.
+struct Chunkings {
+  Chunking send, recv, local;
+};
+
+/// Cuts every message of d into chunks of about `chunk_elements`, at column-member
+/// boundaries of its families (a chunk holds at least one member). Sender and receiver
+/// see the same families in the same order, so they cut alike.
+/// @post the chunks of a message cover its elements in order, back to back.
+inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
+  const index_t limit = std::max<index_t>(1, chunk_elements);
+  Chunking c;
+  // At least a slice per column block: sized once, not grown by doubling (K parts).
+  c.slices.reserve(d.families.size());
+  c.begin.reserve(d.messages.size() + 1);
+  for (std::size_t m = 0; m < d.messages.size(); ++m) {
+    const Message& msg = d.messages[m];
+    c.begin.push_back(c.chunks.size());
+    index_t offset = 0;
+    for (index_t f = msg.first, f_end = f; f < msg.first + msg.count; f = f_end) {
+      // The column block [f, f_end): families with the same column members.
+      const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
+      for (f_end = f; f_end < msg.first + msg.count &&
+                      detail::same_columns(d.families[static_cast<std::size_t>(f_end)], fam);
+           ++f_end) {
+      }
+      const index_t member =
+          fam.buffer_ld * plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
+      for (index_t b = 0; b < fam.cols.count;) {
+        if (c.chunks.size() == c.begin.back() || c.chunks.back().elements >= limit)
+          c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
+        Chunk& ch = c.chunks.back();
+        const index_t room = std::max<index_t>(1, (limit - ch.elements + member - 1) / member);
+        const index_t n = std::min(room, fam.cols.count - b);
+        c.slices.push_back(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, n,
+                                 offset, n * member});
+        ch.end = c.slices.size();
+        ch.elements += n * member;
+        offset += n * member;
+        b += n;
+      }
+    }
+  }
+  c.begin.push_back(c.chunks.size());
+  return c;
+}
+
+/// Cuts a plan's messages into chunks of about `chunk_elements` and its local copies
+/// into parts of about `local_part_elements` (0: the same).
+inline Chunkings cut_chunkings(const CompactPlan& plan, index_t chunk_elements,
+                               index_t local_part_elements = 0) {
+  return {cut_chunks(plan, plan.send, chunk_elements), cut_chunks(plan, plan.recv, chunk_elements),
+          cut_chunks(plan, plan.local,
+                     local_part_elements > 0 ? local_part_elements : chunk_elements)};
+}
+
+namespace engine {
+
+/// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
+/// columns outer, then the block's families, rows inner (the buffer order of
+/// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
+template <class F>
+void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const Slice& s, F&& f) {
+  const BlockFamily& first = d.families[s.family];
+  const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
+  for (index_t b = 0; b < cols.count; ++b) {
+    const Piece col = cols.member(b);
+    for (std::size_t k = s.family; k < s.family_end; ++k) {
+      const BlockFamily& fam = d.families[k];
+      const PieceGroup rows = plan.rows(fam);
+      const index_t row0 = fam.buffer_offset - first.buffer_offset;
+      for (index_t a = 0; a < rows.count; ++a) f(row0 + a * rows.length, b, rows.member(a), col);
+    }
+  }
+}
+
+}  // namespace engine
+
+}  // namespace redist

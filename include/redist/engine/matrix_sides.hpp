@@ -1,0 +1,128 @@
+#pragma once
+/// @file engine/matrix_sides.hpp
+/// The two ends of a copy as the binding (engine/bind_copies.hpp) sees them: a matrix's
+/// tiles, a message buffer, or a peer's source read in place (direct transport). Sides
+/// turn the pieces of a family (plan/block_family.hpp) into addresses; they are the first
+/// step of wiring an engine (engine/wired.hpp): the transports are chosen from the
+/// source addresses they give.
+
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <redist/index.hpp>
+#include <redist/placement.hpp>
+#include <redist/plan/compact_plan.hpp>
+
+namespace redist::engine {
+
+/// A segment's start and leading dimension.
+template <class T>
+using Address = std::pair<const T*, index_t>;
+
+/// One side of a copy: a matrix's tiles (as the source or as the target of the pieces),
+/// or a message buffer. A transposed source (transform.hpp) is addressed by pieces of
+/// op(A): a row piece is a piece of A's columns, a column piece one of A's rows.
+template <class T, class Matrix>
+class MatrixSide {
+ public:
+  MatrixSide(const Matrix& m, bool source, bool transposed = false)
+      : matrix_(&m), source_(source), transposed_(transposed) {
+    // Separable only when the placement type says so (stores_local_matrix): the message
+    // layout depends on it, and every rank must derive the same one from the types.
+    if constexpr (stores_local_matrix<typename Matrix::placement_type>)
+      local_ = m.storage().local_matrix();
+    if (local_ && !m.allocations().empty())
+      base_ = m.allocations()[static_cast<std::size_t>(local_->allocation)].data();
+  }
+  bool separable() const { return local_ != nullptr; }
+  bool transposed() const { return transposed_; }
+  /// Separable sides: base, row part of row piece p, column part of column piece p, ld,
+  /// and the step from one element of a run to the next.
+  T* base() const { return base_; }
+  index_t row(const Piece& p) const { return transposed_ ? local_col(p) : local_row(p); }
+  index_t col(const Piece& p) const { return transposed_ ? local_row(p) : local_col(p); }
+  index_t ld() const { return local_->ld; }
+  index_t run_step() const { return transposed_ ? local_->ld : 1; }
+  /// Any side: the address of the segment (row piece r x column piece c) and its ld.
+  std::pair<T*, index_t> at(const Piece& r, const Piece& c) const {
+    const Located l = located(r, c);
+    return {l.base + l.offset, l.ld};
+  }
+  /// Any side: where the segment (row piece r x column piece c) lies: its allocation's
+  /// start, its offset there, its ld, and the start of what it may share a copy with:
+  /// its tile, or the whole allocation for a local matrix.
+  struct Located {
+    T* base;
+    index_t offset, ld, tile;
+  };
+  Located located(const Piece& r, const Piece& c) const {
+    const TileSlot s = matrix_->storage().slot(transposed_ ? TileIndex{tile(c), tile(r)}
+                                                           : TileIndex{tile(r), tile(c)});
+    const index_t in_tile =
+        transposed_ ? offset(c) + offset(r) * s.ld : offset(r) + offset(c) * s.ld;
+    return {matrix_->allocations()[static_cast<std::size_t>(s.allocation)].data(),
+            s.offset + in_tile, s.ld, local_ ? 0 : s.offset};
+  }
+
+ private:
+  index_t tile(const Piece& p) const { return source_ ? p.src_tile : p.dst_tile; }
+  index_t offset(const Piece& p) const { return source_ ? p.src_offset : p.dst_offset; }
+  index_t local_row(const Piece& p) const {
+    return local_->row_offset[static_cast<std::size_t>(tile(p))] + offset(p);
+  }
+  index_t local_col(const Piece& p) const {
+    return (local_->col_offset[static_cast<std::size_t>(tile(p))] + offset(p)) * local_->ld;
+  }
+
+  const Matrix* matrix_;
+  bool source_;
+  bool transposed_;
+  const LocalMatrix* local_ = nullptr;
+  T* base_ = nullptr;
+};
+
+/// A message buffer side of one slice: rows a * Lr, columns b * Lc * ld, relative to
+/// the slice's start; pointers are set per message (rebase()).
+struct BufferSide {};
+
+/// A source read in place from another rank's memory (direct transport): the address
+/// and ld of each segment, in the order of for_each_slice_segment.
+template <class T>
+struct DescribedSide {
+  mutable const std::pair<const T*, index_t>* next;  ///< advanced as segments are bound
+  bool transposed = false;                           ///< the sender's source is op(A)'s
+};
+
+template <class S>
+struct is_described : std::false_type {};
+template <class T>
+struct is_described<DescribedSide<T>> : std::true_type {};
+
+/// The matrix sides of every part of a move (plan/plan_parts.hpp): srcs[k] and dsts[k]
+/// are part k's matrices. `flat`: messages between two tile-stored sides are laid segment
+/// after segment (engine/bind_copies.hpp), a property of the placement types that every
+/// rank derives alike.
+template <class T, class SrcMatrix, class DstMatrix>
+struct MatrixSides {
+  std::vector<MatrixSide<T, SrcMatrix>> src;
+  std::vector<MatrixSide<T, DstMatrix>> dst;
+  static constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
+                               !stores_local_matrix<typename DstMatrix::placement_type>;
+
+  /// @pre one source and one target per part.
+  MatrixSides(const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
+              bool transposed) {
+    src.reserve(srcs.size());
+    dst.reserve(dsts.size());
+    for (const SrcMatrix* m : srcs) src.emplace_back(*m, true, transposed);
+    for (DstMatrix* m : dsts) dst.emplace_back(*m, false);
+  }
+  /// The address of the segment (row piece r x column piece c) in part `part`'s source.
+  Address<T> source(index_t part, const Piece& r, const Piece& c) const {
+    return src[static_cast<std::size_t>(part)].at(r, c);
+  }
+};
+
+}  // namespace redist::engine

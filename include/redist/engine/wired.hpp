@@ -1,0 +1,161 @@
+#pragma once
+/// @file engine/wired.hpp
+/// An engine wired once: what the executor (executor.hpp) runs, built in pipeline order
+/// by one constructor and not changed after (but for the pointers of unpacks that read a
+/// peer's part of the node window, set when the peer's note arrives).
+///
+///   1. matrix sides   where each part's segments lie       engine/matrix_sides.hpp
+///   2. chunks         messages and local copies cut       engine/chunking.hpp
+///   3. transports     per message, collectively           transport/choose.hpp
+///   4. buffers        laid out for those transports       transport/message_buffers.hpp
+///   5. task graph     built once, with the transports     task_graph.hpp
+///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
+///   7. schedule       compiled once; copies mirrored to the device
+///
+/// Steps 1, 2 and 6 are local: when one rank fails (bad storage, no memory), every rank
+/// throws the same error (detail/collectively.hpp) and none is left in a collective.
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/exception.hpp>
+
+#include <redist/detail/collectively.hpp>
+#include <redist/engine/bound_copies.hpp>
+#include <redist/engine/chunking.hpp>
+#include <redist/engine/matrix_sides.hpp>
+#include <redist/error.hpp>
+#include <redist/execution_options.hpp>
+#include <redist/plan/compact_plan.hpp>
+#include <redist/task_graph.hpp>
+#include <redist/transform.hpp>
+#include <redist/transport/choose.hpp>
+#include <redist/transport/transports.hpp>
+
+namespace redist::engine {
+
+template <class T, class MemorySpace>
+class Wired {
+ public:
+  using execution_space = typename MemorySpace::execution_space;
+  static constexpr bool host_memory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+  /// Wires `plan` to part k's matrices srcs[k] and dsts[k]. Collective over comm. The
+  /// matrices must outlive this object and their storage must not move. With a
+  /// transposing `transform` the plan is one from the transposed view of the sources'
+  /// layout (transform.hpp). @pre `options` and `transform` agreed by every rank.
+  /// @throws on every rank, what one rank's sides or binding threw; communication_error
+  /// if MPI fails while setting up the transports.
+  template <class SrcMatrix, class DstMatrix>
+  Wired(CompactPlan plan, const std::vector<const SrcMatrix*>& srcs,
+        const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
+        const ExecutionOptions& options, const Transform<T>& transform)
+      : plan_(std::move(plan)),
+        comm_(std::move(comm)),
+        options_(options),
+        transform_(transform),
+        buffers_(!options.gpu_aware_mpi) {
+    link_.comm = comm_;
+    link_.messages = {&plan_, &graph_};
+    link_.buffers = &buffers_;
+    link_.requests = &requests_;
+    link_.exec = &exec_;
+    link_.max_message_bytes = plan_.options.max_message_bytes;
+    requests_.set_progress_timeout(options_.progress_timeout_seconds);
+    std::optional<MatrixSides<T, SrcMatrix, DstMatrix>> sides;
+    Chunkings chunks;
+    detail::collectively(comm_, [&] {
+      options_.validate();
+      sides.emplace(srcs, dsts, transform_.transposes());
+      chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements());
+    });
+    transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
+    graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
+    detail::collectively(comm_, [&] {
+      copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
+                                            transform_, options_);
+    });
+    schedule_ = compile(graph_);
+    copies_.mirror();
+    // What the plan costs besides the buffers: the plan, and what was compiled from it.
+    plan_.stats.plan_bytes = static_cast<index_t>(plan_.memory_bytes());
+    plan_.stats.schedule_bytes = static_cast<index_t>(
+        graph_.memory_bytes() + schedule_.memory_bytes() + copies_.memory_bytes());
+  }
+
+  Wired(const Wired&) = delete;  // the transports point at its members
+  Wired& operator=(const Wired&) = delete;
+
+  const CompactPlan& plan() const { return plan_; }
+  const boost::mpi::communicator& comm() const { return comm_; }
+  const ExecutionOptions& options() const { return options_; }
+  const Transform<T>& transform() const { return transform_; }
+  const TaskGraph& graph() const { return graph_; }
+  const Schedule& schedule() const { return schedule_; }
+  BoundCopies<T, MemorySpace>& copies() { return copies_; }
+  const BoundCopies<T, MemorySpace>& copies() const { return copies_; }
+  transport::Transports<T, MemorySpace>& transports() { return transports_; }
+  const transport::Transports<T, MemorySpace>& transports() const { return transports_; }
+  transport::RequestPool& requests() { return requests_; }
+  const transport::MessageBuffers<T, MemorySpace>& buffers() const { return buffers_; }
+  /// The execution-space instance the transports stage and fence on: the one of the
+  /// execution in progress.
+  void use(const execution_space& exec) { exec_ = exec; }
+  const execution_space& exec() const { return exec_; }
+
+ private:
+  index_t chunk_elements() const {
+    return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  /// Host copies run in parts of a chunk, between which MPI is polled; a device runs a
+  /// batch's local copies as one launch (a part of 2 MiB would take the device about as
+  /// long as launching it).
+  index_t local_part_elements() const {
+    return host_memory ? chunk_elements() : std::numeric_limits<index_t>::max() / 2;
+  }
+
+  /// Steps 3 and 4: the transports, chosen from the sources' addresses, and the buffers
+  /// laid out for them; the node-local transports get their windows.
+  template <class Sides>
+  transport::TransportChoice<T> choose_transports(const Sides& sides, const Chunking& sent) {
+    const bool node_transports = host_memory && options_.shared_window;
+    transport::TransportChoice<T> choice;
+    try {
+      choice = transport::choose_transports<T>(
+          comm_, plan_, sent, node_transports, transform_.transposes(),
+          [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); });
+      transport::lay_out_buffers(comm_, plan_, node_transports, choice, buffers_);
+    } catch (const boost::mpi::exception& e) {
+      throw communication_error(
+          detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
+    }
+    if (choice.window)
+      transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
+    transports_.direct.attach(std::move(choice.direct_windows));
+    return choice;
+  }
+
+  // In pipeline order; the transports point at the members above them.
+  CompactPlan plan_;
+  boost::mpi::communicator comm_;
+  ExecutionOptions options_;
+  Transform<T> transform_;
+  execution_space exec_{};
+  transport::RequestPool requests_;
+  transport::MessageBuffers<T, MemorySpace> buffers_;
+  transport::Link<T, MemorySpace> link_;
+  transport::Transports<T, MemorySpace> transports_{&link_};
+  TaskGraph graph_;
+  Schedule schedule_;
+  BoundCopies<T, MemorySpace> copies_;
+};
+
+}  // namespace redist::engine
