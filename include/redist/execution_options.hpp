@@ -10,6 +10,8 @@
 /// | chunk_bytes              | 2 MiB                 | REDIST_CHUNK_BYTES=N                 |
 /// | streaming                | automatic (>= 16 MiB) | REDIST_STREAMING=0 or 1              |
 /// | shared_window            | on                    | REDIST_SHARED_WINDOW=0 or 1          |
+/// | transport                | automatic             | REDIST_TRANSPORT=auto, point-to-point, |
+/// |                          |                       | node-window or cross-memory          |
 /// | gpu_aware_mpi            | REDIST_GPU_AWARE_MPI  | REDIST_GPU_AWARE_MPI=0 or 1          |
 /// | progress_timeout_seconds | 300                   | REDIST_PROGRESS_TIMEOUT=S (0: never) |
 ///
@@ -35,6 +37,43 @@ namespace redist {
 /// A switch that may also be left to the library.
 enum class Toggle : int { automatic = -1, off = 0, on = 1 };
 
+/// How messages between ranks of one node travel (docs/transports.md). Between nodes
+/// they always go point to point.
+enum class TransportPolicy : int {
+  /// node-shared sources are read in place; private ones cross-memory where the kernel
+  /// permits it (probed once per communicator) and their segments are long enough,
+  /// else through the node window
+  automatic = 0,
+  point_to_point = 1,  ///< MPI, as between nodes
+  node_window = 2,     ///< packed into an MPI-3 shared window, unpacked from it
+  cross_memory = 3     ///< read from the sender's source by the receiver, where permitted
+};
+
+inline const char* to_string(TransportPolicy p) {
+  switch (p) {
+    case TransportPolicy::automatic:
+      return "auto";
+    case TransportPolicy::point_to_point:
+      return "point-to-point";
+    case TransportPolicy::node_window:
+      return "node-window";
+    case TransportPolicy::cross_memory:
+      return "cross-memory";
+  }
+  return "?";
+}
+
+/// The policy named `name` (as to_string writes it).
+/// @throws invalid_argument naming `what` and the value.
+inline TransportPolicy parse_transport_policy(std::string_view name, const std::string& what) {
+  for (const TransportPolicy p : {TransportPolicy::automatic, TransportPolicy::point_to_point,
+                                  TransportPolicy::node_window, TransportPolicy::cross_memory})
+    if (name == to_string(p)) return p;
+  throw invalid_argument(
+      detail::describe("unknown transport (auto, point-to-point, node-window or cross-memory)",
+                       what, std::string(name)));
+}
+
 struct ExecutionOptions {
   /// Messages leave in chunks of about this many bytes: the receiver unpacks chunk k while
   /// the sender packs chunk k + 1 (pipelining).
@@ -44,8 +83,12 @@ struct ExecutionOptions {
   Toggle streaming = Toggle::automatic;
   index_t streaming_threshold_bytes = index_t{16} << 20;
   /// MPI-3 shared-memory windows between the ranks of a node (shared-window and direct
-  /// transports). Off: every message goes through MPI point-to-point.
+  /// transports). Off: every message goes through MPI point-to-point, as with
+  /// `transport` point_to_point.
   bool shared_window = true;
+  /// How messages between ranks of one node travel. A forced cross_memory falls back to
+  /// the node window where the kernel does not permit it (Executor::transport_note()).
+  TransportPolicy transport = TransportPolicy::automatic;
   /// MPI reads and writes device memory directly; off: device messages are staged
   /// through host buffers.
   bool gpu_aware_mpi = REDIST_GPU_AWARE_MPI != 0;
@@ -65,6 +108,8 @@ struct ExecutionOptions {
       o.streaming = detail::env_flag("REDIST_STREAMING", e) ? Toggle::on : Toggle::off;
     if (const char* e = std::getenv("REDIST_SHARED_WINDOW"))
       o.shared_window = detail::env_flag("REDIST_SHARED_WINDOW", e);
+    if (const char* e = std::getenv("REDIST_TRANSPORT"))
+      o.transport = parse_transport_policy(e, "REDIST_TRANSPORT");
     if (const char* e = std::getenv("REDIST_GPU_AWARE_MPI"))
       o.gpu_aware_mpi = detail::env_flag("REDIST_GPU_AWARE_MPI", e);
     if (const char* e = std::getenv("REDIST_PROGRESS_TIMEOUT"))
@@ -84,7 +129,12 @@ struct ExecutionOptions {
         std::isfinite(progress_timeout_seconds) && progress_timeout_seconds >= 0,
         "progress timeout must be a number of seconds >= 0 (0: never)",
         "ExecutionOptions::progress_timeout_seconds", progress_timeout_seconds);
+    detail::require<invalid_argument>(
+        transport >= TransportPolicy::automatic && transport <= TransportPolicy::cross_memory,
+        "unknown transport policy", "ExecutionOptions::transport", static_cast<index_t>(transport));
   }
+  /// Whether messages between ranks of a node may use node-local paths at all.
+  bool node_paths() const { return shared_window && transport != TransportPolicy::point_to_point; }
 };
 
 }  // namespace redist

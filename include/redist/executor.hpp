@@ -91,14 +91,16 @@ class Executor {
   index_t buffer_bytes() const { return wired_.buffers().bytes(); }
   /// Whether messages between ranks of this node go through the shared window.
   bool shared_window() const { return wired_.transports().shared_window.window() != nullptr; }
-  /// Messages this rank sends and receives direct, read in place from node-shared source
-  /// memory.
-  std::pair<index_t, index_t> direct_messages() const {
-    const auto direct = [](const std::vector<Transport>& v) {
-      return static_cast<index_t>(std::count(v.begin(), v.end(), Transport::direct));
+  /// Messages this rank sends and receives that travel as `how`.
+  std::pair<index_t, index_t> messages(Transport how) const {
+    const auto count = [how](const std::vector<Transport>& v) {
+      return static_cast<index_t>(std::count(v.begin(), v.end(), how));
     };
-    return {direct(graph().send_transport), direct(graph().recv_transport)};
+    return {count(graph().send_transport), count(graph().recv_transport)};
   }
+  /// Why no message goes cross-memory although ExecutionOptions::transport asked for it;
+  /// empty otherwise.
+  const std::string& cross_memory_refused() const { return wired_.cross_memory_refused(); }
   /// Tasks run by the last execution, per kind.
   const TaskCounts& tasks_run() const { return tasks_run_; }
   /// The tasks (graph vertices) in the order they completed in the last execution.

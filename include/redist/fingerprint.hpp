@@ -219,6 +219,7 @@ requires requires(const Options& o) {
   o.streaming;
   o.streaming_threshold_bytes;
   o.shared_window;
+  o.transport;
   o.gpu_aware_mpi;
   o.progress_timeout_seconds;
 }
@@ -229,6 +230,7 @@ std::vector<AgreementItem> execution_items(const Options& o) {
       value_item("ExecutionOptions::streaming_threshold_bytes",
                  static_cast<index_t>(o.streaming_threshold_bytes)),
       value_item("ExecutionOptions::shared_window", static_cast<index_t>(o.shared_window)),
+      value_item("ExecutionOptions::transport", static_cast<index_t>(o.transport)),
       value_item("ExecutionOptions::gpu_aware_mpi", static_cast<index_t>(o.gpu_aware_mpi)),
       // In microseconds: the value shown when ranks differ stays an integer.
       value_item("ExecutionOptions::progress_timeout_seconds (us)",

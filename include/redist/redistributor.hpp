@@ -219,7 +219,15 @@ class Redistributor {
   index_t buffer_bytes() const { return executor_->buffer_bytes(); }
   /// Messages this rank sends and receives direct: read in place from a node-shared source
   /// (node_shared.hpp), one copy per element.
-  std::pair<index_t, index_t> direct_messages() const { return executor_->direct_messages(); }
+  std::pair<index_t, index_t> direct_messages() const {
+    return executor_->messages(Transport::direct);
+  }
+  /// Messages this rank sends and receives that travel as `how` (chosen when the
+  /// Redistributor was built or rebound; docs/transports.md).
+  std::pair<index_t, index_t> messages(Transport how) const { return executor_->messages(how); }
+  /// Why no message goes cross-memory although ExecutionOptions::transport asked for it
+  /// (the kernel's refusal: they went through the node window); empty otherwise.
+  const std::string& cross_memory_refused() const { return executor_->cross_memory_refused(); }
   /// Tasks run by the last execution, per kind (task_graph.hpp). At one rank there are
   /// no messages, so no Send, Arrive or Ack tasks: only Init, Finish and the local copies.
   const TaskCounts& tasks_run() const { return executor_->tasks_run(); }

@@ -90,19 +90,34 @@ inline NodeMap make_node_map(const boost::mpi::communicator& comm) {
   return map;
 }
 
-/// The attribute key the map is cached under (created once per process).
-inline int node_map_keyval() {
+/// The attribute key values of type V are cached under (one per type and process).
+template <class V>
+int cache_keyval() {
   static const int keyval = [] {
     int k = MPI_KEYVAL_INVALID;
     const auto drop = [](MPI_Comm, int, void* value, void*) -> int {
-      delete static_cast<NodeMap*>(value);
+      delete static_cast<V*>(value);
       return MPI_SUCCESS;
     };
-    // Not copied to a duplicate: MPI_Comm_dup makes a new communicator, grouped anew.
+    // Not copied to a duplicate: MPI_Comm_dup makes a new communicator, looked at anew.
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, drop, &k, nullptr);
     return k;
   }();
   return keyval;
+}
+
+/// The value of type V cached on comm, made by `make()` on the first call (collective
+/// then, if make is) and kept until comm is freed. Later calls are local.
+template <class V, class Make>
+const V& cached_on(const boost::mpi::communicator& comm, Make&& make) {
+  const int keyval = cache_keyval<V>();
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, keyval, &value, &found);
+  if (found) return *static_cast<V*>(value);
+  auto* made = new V(make());
+  MPI_Comm_set_attr(comm, keyval, made);
+  return *made;
 }
 
 }  // namespace detail
@@ -112,14 +127,7 @@ inline int node_map_keyval() {
 /// @throws communication_error if MPI cannot group the ranks.
 /// @throws invalid_argument for a malformed REDIST_RANKS_PER_NODE.
 inline const NodeMap& node_map(const boost::mpi::communicator& comm) {
-  const int keyval = detail::node_map_keyval();
-  void* value = nullptr;
-  int found = 0;
-  MPI_Comm_get_attr(comm, keyval, &value, &found);
-  if (found) return *static_cast<NodeMap*>(value);
-  auto* map = new NodeMap(detail::make_node_map(comm));
-  MPI_Comm_set_attr(comm, keyval, map);
-  return *map;
+  return detail::cached_on<NodeMap>(comm, [&] { return detail::make_node_map(comm); });
 }
 
 }  // namespace redist

@@ -119,6 +119,7 @@ struct RunReport {
   index_t messages = 0;
   index_t batches = 0;
   index_t direct_sends = 0, direct_receives = 0;  ///< messages read in place (node-shared)
+  index_t in_place_sends = 0;  ///< messages nobody packs: direct and cross-memory
 };
 
 inline index_t sum(const boost::mpi::communicator& comm, index_t v) {
@@ -143,6 +144,8 @@ void add_plan_stats(const boost::mpi::communicator& comm, const R& redistributor
   rep.batches = redistributor.plan().batches;
   rep.direct_sends = sum(comm, redistributor.direct_messages().first);
   rep.direct_receives = sum(comm, redistributor.direct_messages().second);
+  rep.in_place_sends =
+      rep.direct_sends + sum(comm, redistributor.messages(Transport::cross_memory).first);
 }
 
 /// Builds this rank's source (src_layout, src_placement) and target matrices of element type

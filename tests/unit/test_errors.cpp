@@ -18,6 +18,7 @@
 #include <redist/distributions/owner_table.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/layout.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
@@ -252,6 +253,34 @@ TEST_SUITE("errors") {
     }
     ::setenv(name, "2147483648", 1);
     CHECK_ERROR(invalid_argument, o.with_environment(), "largest allowed, 2147483647");
+    if (before != nullptr)
+      ::setenv(name, saved.c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+
+  TEST_CASE("REDIST_TRANSPORT: the four policies by name, anything else named") {
+    const char* name = "REDIST_TRANSPORT";
+    const char* before = std::getenv(name);
+    const std::string saved = before != nullptr ? before : "";
+    ExecutionOptions o;
+    ::unsetenv(name);
+    CHECK(o.with_environment().transport == TransportPolicy::automatic);
+    for (const TransportPolicy p : {TransportPolicy::automatic, TransportPolicy::point_to_point,
+                                    TransportPolicy::node_window, TransportPolicy::cross_memory}) {
+      ::setenv(name, to_string(p), 1);
+      CHECK(o.with_environment().transport == p);
+    }
+    ::setenv(name, "point-to-point", 1);
+    CHECK_FALSE(o.with_environment().node_paths());
+    for (const char* bad : {"", "shm", "cross_memory", "Auto"}) {
+      CAPTURE(bad);
+      ::setenv(name, bad, 1);
+      const std::string named = std::string("REDIST_TRANSPORT = ") + bad;
+      CHECK_ERROR(invalid_argument, o.with_environment(), named, "cross-memory");
+    }
+    o.transport = static_cast<TransportPolicy>(7);
+    CHECK_ERROR(invalid_argument, o.validate(), "ExecutionOptions::transport = 7");
     if (before != nullptr)
       ::setenv(name, saved.c_str(), 1);
     else

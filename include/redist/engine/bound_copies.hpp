@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include <redist/copy_program.hpp>
 #include <redist/engine/bind_copies.hpp>
 #include <redist/engine/chunking.hpp>
+#include <redist/engine/cross_memory_reads.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
@@ -38,18 +40,20 @@ class BoundCopies {
   BoundCopies() = default;
 
   /// Binds every copy of `graph`'s chunks between part k's matrices (sides.src[k],
-  /// sides.dst[k]) and the message buffers: packs of the messages that are packed
-  /// (not direct), unpacks from `described` (per received direct message, the sender's
-  /// segments in binding order) or from the buffers, and the local copies. Keeps no
-  /// reference to its arguments.
+  /// sides.dst[k]) and the message buffers: packs of the messages that are packed (not
+  /// read in place), unpacks from the buffers or, for a message read in place, from the
+  /// sender's segments `described[m]` (in binding order; cross-memory ones read from
+  /// process peer_pid[m] first, engine/cross_memory_reads.hpp), and the local copies.
+  /// Keeps no reference to its arguments.
   template <class Sides>
   BoundCopies(const CompactPlan& plan, const TaskGraph& graph, const Sides& sides,
               const transport::MessageBuffers<T, MemorySpace>& buffers,
-              const std::vector<std::vector<Address<T>>>& described, const Transform<T>& transform,
+              const std::vector<std::vector<Address<T>>>& described,
+              const std::vector<std::int64_t>& peer_pid, const Transform<T>& transform,
               const ExecutionOptions& options) {
     // Sends: nothing to pack for a message read in place.
     bind(plan, plan.send, graph.send, sides.src, BufferSide{}, send_, Sides::flat,
-         [&](std::size_t m) { return graph.send_transport[m] != Transport::direct; });
+         [&](std::size_t m) { return !reads_in_place(graph.send_transport[m]); });
     for (std::size_t c = 0; c < graph.send.chunks.size(); ++c)
       point_packs(c, buffers.send_at(graph.send.chunks[c].message));
     // Receives: each direct message's described segments, consumed in order, chunk
@@ -58,18 +62,32 @@ class BoundCopies {
     std::vector<DescribedSide<T>> source;
     source.reserve(described.size());
     for (const auto& list : described) source.push_back({list.data(), transform.transposes()});
+    // Cross-memory reads land in the target when there is nothing to compute.
+    const bool bounce = transform.transposes() || transform.scales();
+    reads_.reserve(graph.recv, graph.recv_transport, bounce);
+    std::vector<Address<T>> landed;  // a slice's segments in the bounce buffer
     for (const Chunk& ch : graph.recv.chunks) {
       const std::size_t first = recv_.pool.copies.size();
+      const Transport how = graph.recv_transport[ch.message];
       for (std::size_t k = ch.first; k < ch.end; ++k) {
         const Slice& s = graph.recv.slices[k];
         const auto& dst = sides.dst[static_cast<std::size_t>(part_of(plan.recv, s))];
-        if (graph.recv_transport[ch.message] == Transport::direct) {
+        if (how == Transport::cross_memory && !bounce) {
+          reads_.read_into(plan, plan.recv, s, source[ch.message], dst);
+        } else if (how == Transport::cross_memory) {
+          landed.clear();
+          reads_.read_bounced(plan, plan.recv, s, source[ch.message], landed);
+          bind_slice(plan, plan.recv, s, DescribedSide<T>{landed.data(), transform.transposes()},
+                     dst, recv_.pool, recv_.rel);
+        } else if (how == Transport::direct) {
           bind_slice(plan, plan.recv, s, source[ch.message], dst, recv_.pool, recv_.rel);
-          recv_.rel.resize(recv_.pool.copies.size());  // no buffer: keeps rel[k] copy k's
-        } else
+        } else {
           bind_slice(plan, plan.recv, s, BufferSide{}, dst, recv_.pool, recv_.rel, Sides::flat);
+        }
+        recv_.rel.resize(recv_.pool.copies.size());  // read in place: rel[k] stays copy k's
       }
       recv_.range.emplace_back(first, recv_.pool.copies.size());
+      reads_.end_chunk(static_cast<pid_t>(peer_pid[ch.message]));
     }
     for (std::size_t c = 0; c < graph.recv.chunks.size(); ++c) {
       const std::size_t m = graph.recv.chunks[c].message;
@@ -102,7 +120,13 @@ class BoundCopies {
   /// Runs the packs of sent chunk c, the unpacks of received chunk c, local part p: one
   /// program each on `exec`.
   void pack(const execution_space& exec, std::size_t c) const { send_.run(exec, c); }
-  void unpack(const execution_space& exec, std::size_t c) const { recv_.run(exec, c); }
+  void unpack(const execution_space& exec, std::size_t c) const {
+    if (reads_.reads(c)) {
+      if (reads_.bounces()) exec.fence();  // the last chunk's copies are done with it
+      reads_.read(c);
+    }
+    recv_.run(exec, c);
+  }
   void copy_local(const execution_space& exec, std::size_t p) const { local_.run(exec, p); }
 
   /// Whether packing streams (its chunk must be fenced before a peer reads it).
@@ -111,7 +135,7 @@ class BoundCopies {
   /// Bytes of the copy programs: capacity x element size of every host container, plus
   /// the device copies of the pools.
   std::size_t memory_bytes() const {
-    std::size_t bytes = 0;
+    std::size_t bytes = reads_.memory_bytes();
     for (const Bound* b : {&send_, &recv_, &local_})
       bytes += b->pool.runs.capacity() * sizeof(RowRun) +
                b->pool.members.capacity() * sizeof(ColumnMember) +
@@ -225,6 +249,7 @@ class BoundCopies {
   }
 
   Bound send_, recv_, local_;
+  CrossMemoryReads<T> reads_;
   bool stream_pack_ = false;    ///< some packing uses streaming stores (copy_kernel.hpp)
   bool stream_target_ = false;  ///< writes into the target stream
 };

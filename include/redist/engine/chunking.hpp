@@ -94,9 +94,9 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
 /// into parts of about `local_part_elements` (0: the same).
 inline Chunkings cut_chunkings(const CompactPlan& plan, index_t chunk_elements,
                                index_t local_part_elements = 0) {
-  return {cut_chunks(plan, plan.send, chunk_elements), cut_chunks(plan, plan.recv, chunk_elements),
-          cut_chunks(plan, plan.local,
-                     local_part_elements > 0 ? local_part_elements : chunk_elements)};
+  return {
+      cut_chunks(plan, plan.send, chunk_elements), cut_chunks(plan, plan.recv, chunk_elements),
+      cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements)};
 }
 
 namespace engine {

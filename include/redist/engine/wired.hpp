@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -79,9 +80,10 @@ class Wired {
     });
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
+    attach_transports(choice);
     detail::collectively(comm_, [&] {
       copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
-                                            transform_, options_);
+                                            choice.peer_pid, transform_, options_);
     });
     schedule_ = compile(graph_);
     copies_.mirror();
@@ -106,6 +108,9 @@ class Wired {
   const transport::Transports<T, MemorySpace>& transports() const { return transports_; }
   transport::RequestPool& requests() { return requests_; }
   const transport::MessageBuffers<T, MemorySpace>& buffers() const { return buffers_; }
+  /// Why no message goes cross-memory although ExecutionOptions::transport asked for it
+  /// (they went through the node window); empty otherwise.
+  const std::string& cross_memory_refused() const { return cross_memory_refused_; }
   /// The execution-space instance the transports stage and fence on: the one of the
   /// execution in progress.
   void use(const execution_space& exec) { exec_ = exec; }
@@ -123,24 +128,29 @@ class Wired {
   }
 
   /// Steps 3 and 4: the transports, chosen from the sources' addresses, and the buffers
-  /// laid out for them; the node-local transports get their windows.
+  /// laid out for them.
   template <class Sides>
   transport::TransportChoice<T> choose_transports(const Sides& sides, const Chunking& sent) {
-    const bool node_transports = host_memory && options_.shared_window;
+    const bool node_transports = host_memory && options_.node_paths();
     transport::TransportChoice<T> choice;
     try {
       choice = transport::choose_transports<T>(
-          comm_, plan_, sent, node_transports, transform_.transposes(),
+          comm_, plan_, sent, node_transports, options_.transport, transform_.transposes(),
           [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); });
       transport::lay_out_buffers(comm_, plan_, node_transports, choice, buffers_);
     } catch (const boost::mpi::exception& e) {
       throw communication_error(
           detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
     }
+    return choice;
+  }
+
+  /// The transports' windows, once the graph they size their notes by is built.
+  void attach_transports(transport::TransportChoice<T>& choice) {
     if (choice.window)
       transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
     transports_.direct.attach(std::move(choice.direct_windows));
-    return choice;
+    cross_memory_refused_ = choice.cross_memory_refused;
   }
 
   // In pipeline order; the transports point at the members above them.
@@ -156,6 +166,7 @@ class Wired {
   TaskGraph graph_;
   Schedule schedule_;
   BoundCopies<T, MemorySpace> copies_;
+  std::string cross_memory_refused_;
 };
 
 }  // namespace redist::engine

@@ -2,17 +2,25 @@
 /// @file transport/choose.hpp
 /// Chooses the transport of every message (transport/transport.hpp), then lays out their
 /// buffers (transport/message_buffers.hpp): two steps of wiring an engine
-/// (engine/wired.hpp), collective over the communicator. On host memory with the shared
-/// window enabled:
+/// (engine/wired.hpp), collective over the communicator.
+/// On host memory with node paths enabled (ExecutionOptions::node_paths(), transport
+/// policy ExecutionOptions::transport):
 /// 1. a sent message goes direct when every segment's source lies in one node-shared
 ///    window (node_shared.hpp) that its receiver is part of;
-/// 2. the send part of the other messages becomes an MPI-3 shared window of the node's
+/// 2. else, to a rank of this node, cross-memory when the kernel lets the ranks of the
+///    node read each other's memory (probed once per communicator,
+///    transport/cross_memory_io.hpp) and the policy asks for it: always when forced,
+///    and under `automatic` when its segments are long enough that a read per segment
+///    costs less than packing (cross_memory_min_segment_bytes);
+/// 3. the send part of the other messages becomes an MPI-3 shared window of the node's
 ///    ranks (collective); messages to ranks on the node then go through it;
-/// 3. every on-node message is described to its receiver once, in two rounds: a head
-///    {0, 0, 0} when it is packed, or {1, window id, sender's node rank} when the receiver
-///    reads it in place; then, for those only, per segment: byte offset in the sender's part
-///    of that window, leading dimension. A packed message costs its head alone, whatever
-///    its segment count (an element-cyclic layout has one segment per element).
+/// 4. every on-node message is described to its receiver once, in two rounds: a head
+///    {0, 0, 0} when it is packed, {1, window id, sender's node rank} when the receiver
+///    reads it in a window, {2, sender's process id, 0} when it reads it cross-memory;
+///    then, for those read in place only, per segment: its address (byte offset in the
+///    sender's part of the window, or in the sender's address space), leading dimension.
+///    A packed message costs its head alone, whatever its segment count (an
+///    element-cyclic layout has one segment per element).
 /// Everything else, and everything on device memory, goes point to point.
 
 #include <algorithm>
@@ -21,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,8 +41,10 @@
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/error.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/topology.hpp>
+#include <redist/transport/cross_memory_io.hpp>
 #include <redist/transport/message_buffers.hpp>
 #include <redist/transport/transport.hpp>
 
@@ -48,9 +59,20 @@ struct TransportChoice {
   std::shared_ptr<redist::detail::NodeWindow> window;  ///< the send parts; null: none
   std::vector<const T*> peer_part;  ///< each rank's send part in the window; null off node
   std::vector<std::shared_ptr<redist::detail::NodeWindow>> direct_windows;
-  /// Per received direct message: the sender's segments, in binding order.
+  /// Per received message read in place: the sender's segments, in binding order (for
+  /// cross-memory, addresses in the sender's address space).
   std::vector<std::vector<Address<T>>> described;
+  /// Per received cross-memory message: the sender's process id.
+  std::vector<std::int64_t> peer_pid;
+  /// Why no message goes cross-memory although the policy asked for it (the kernel's
+  /// refusal); empty otherwise.
+  std::string cross_memory_refused;
 };
+
+/// Under TransportPolicy::automatic, a private source's message to a rank of the node
+/// goes cross-memory when its segments average at least this many bytes: below, the
+/// kernel's per-segment cost exceeds packing's (bench/README.md, cross-memory).
+inline constexpr index_t cross_memory_min_segment_bytes = 512;
 
 namespace detail {
 
@@ -63,6 +85,23 @@ inline index_t segments_in(const FamilyList& d, const Message& msg) {
 }
 /// Whether a message of `count` segments fits one description (an MPI int count).
 inline bool describable(index_t count) { return count <= INT_MAX / 2; }
+
+/// f(part, row piece, column piece) for each segment of sent message m, in the order its
+/// receiver binds them (chunk by chunk, engine::for_each_slice_segment), until f returns
+/// false.
+template <class F>
+void for_each_sent_segment(const CompactPlan& plan, const Chunking& sent, std::size_t m, F&& f) {
+  bool go = true;
+  for (std::size_t c = sent.begin[m]; go && c < sent.begin[m + 1]; ++c)
+    for (std::size_t k = sent.chunks[c].first; go && k < sent.chunks[c].end; ++k) {
+      const Slice& s = sent.slices[k];
+      const index_t part = plan.send.families[s.family].part;
+      engine::for_each_slice_segment(plan, plan.send, s,
+                                     [&](index_t, index_t, const Piece& r, const Piece& col) {
+                                       if (go) go = f(part, r, col);
+                                     });
+    }
+}
 
 /// Marks the sent messages that can go direct; returns each one's window and fills
 /// its segments' addresses, in the order of the chunks `sent` (the order the receiver
@@ -85,29 +124,25 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
       direct = NodeWindow::find(a.first, sizeof(T)) != nullptr;
     }
     std::vector<Address<T>>& list = segments[m];
-    for (std::size_t c = sent.begin[m]; direct && c < sent.begin[m + 1]; ++c)
-      for (std::size_t k = sent.chunks[c].first; direct && k < sent.chunks[c].end; ++k) {
-        const Slice& s = sent.slices[k];
-        engine::for_each_slice_segment(
-            plan, plan.send, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
-              if (!direct) return;
-              const Address<T> a = source(plan.send.families[s.family].part, r, col);
-              // op(A)'s rows are A's columns when the source is read transposed.
-              const index_t span = transposed ? (r.length - 1) * a.second + (col.length - 1) + 1
-                                              : (r.length - 1) + (col.length - 1) * a.second + 1;
-              const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(T);
-              if (!w || !w->owns(a.first, bytes)) {
-                w = NodeWindow::find(a.first, bytes);
-                members = w ? w->node_ranks(comm) : std::vector<int>{};
-              }
-              // The first segment outside a window settles it: private sources cost
-              // one look-up per message.
-              direct = w && (list.empty() || w == window_of[m]) &&
-                       members[static_cast<std::size_t>(msg.peer)] >= 0;
-              window_of[m] = w;
-              list.push_back(a);
-            });
-      }
+    if (direct)
+      for_each_sent_segment(plan, sent, m, [&](index_t part, const Piece& r, const Piece& col) {
+        const Address<T> a = source(part, r, col);
+        // op(A)'s rows are A's columns when the source is read transposed.
+        const index_t span = transposed ? (r.length - 1) * a.second + (col.length - 1) + 1
+                                        : (r.length - 1) + (col.length - 1) * a.second + 1;
+        const std::size_t bytes = static_cast<std::size_t>(span) * sizeof(T);
+        if (!w || !w->owns(a.first, bytes)) {
+          w = NodeWindow::find(a.first, bytes);
+          members = w ? w->node_ranks(comm) : std::vector<int>{};
+        }
+        // The first segment outside a window settles it: private sources cost one
+        // look-up per message.
+        direct = w && (list.empty() || w == window_of[m]) &&
+                 members[static_cast<std::size_t>(msg.peer)] >= 0;
+        window_of[m] = w;
+        list.push_back(a);
+        return direct;
+      });
     if (direct) {
       how[m] = Transport::direct;
     } else {
@@ -118,8 +153,34 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
   return window_of;
 }
 
-/// Step 3: describes each on-node message to its receiver; marks the received direct
-/// messages and returns their segments.
+/// Marks the messages to ranks of this node that go cross-memory (not direct, under
+/// `policy`) and fills their segments' addresses in binding order.
+template <class T, class Source>
+void find_cross_memory_sends(const CompactPlan& plan, const Chunking& sent,
+                             const std::vector<bool>& on_node, TransportPolicy policy,
+                             const Source& source, std::vector<Transport>& how,
+                             std::vector<std::vector<Address<T>>>& segments) {
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    const Message& msg = plan.send.messages[m];
+    const index_t count = segments_in(plan.send, msg);
+    if (how[m] == Transport::direct || !on_node[static_cast<std::size_t>(msg.peer)] ||
+        msg.count == 0 || !describable(count))
+      continue;
+    if (policy == TransportPolicy::automatic &&
+        msg.elements * static_cast<index_t>(sizeof(T)) < cross_memory_min_segment_bytes * count)
+      continue;
+    how[m] = Transport::cross_memory;
+    std::vector<Address<T>>& list = segments[m];
+    list.reserve(static_cast<std::size_t>(count));
+    for_each_sent_segment(plan, sent, m, [&](index_t part, const Piece& r, const Piece& col) {
+      list.push_back(source(part, r, col));
+      return true;
+    });
+  }
+}
+
+/// Step 4: describes each on-node message to its receiver; marks the received messages
+/// read in place and returns their segments.
 template <class T>
 void exchange_descriptions(
     const boost::mpi::communicator& comm, const CompactPlan& plan, const std::vector<bool>& on_node,
@@ -129,7 +190,8 @@ void exchange_descriptions(
     auto& list = choice.direct_windows;
     if (std::find(list.begin(), list.end(), w) == list.end()) list.push_back(std::move(w));
   };
-  using Head = std::array<std::int64_t, 3>;  // direct?, window id, sender's node rank
+  // read how (0 packed, 1 direct, 2 cross-memory), window id or process id, node rank
+  using Head = std::array<std::int64_t, 3>;
   std::vector<Head> head_in(plan.recv.messages.size()), head_out(plan.send.messages.size());
   std::vector<boost::mpi::request> requests;
   // Round 1: one head per on-node message.
@@ -145,6 +207,8 @@ void exchange_descriptions(
       const redist::detail::NodeWindow& w = *window_of[m];
       head_out[m] = {1, static_cast<std::int64_t>(w.id()), w.node_rank()};
       add_window(window_of[m]);
+    } else if (choice.send[m] == Transport::cross_memory) {
+      head_out[m] = {2, static_cast<std::int64_t>(::getpid()), 0};
     }
     requests.push_back(comm.isend(msg.peer, describe_tag, head_out[m].data(), 3));
   }
@@ -154,19 +218,22 @@ void exchange_descriptions(
   std::vector<std::vector<std::int64_t>> in(plan.recv.messages.size()),
       out(plan.send.messages.size());
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
-    if (head_in[m][0] != 1) continue;
+    if (head_in[m][0] == 0) continue;
     const Message& msg = plan.recv.messages[m];
     in[m].resize(static_cast<std::size_t>(2 * segments_in(plan.recv, msg)));
     requests.push_back(
         comm.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
   }
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
-    if (head_out[m][0] != 1) continue;
-    const redist::detail::NodeWindow& w = *window_of[m];
-    const char* base = w.base(w.node_rank());
+    if (head_out[m][0] == 0) continue;
+    // Direct: offsets in our part of the window; cross-memory: our own addresses.
+    const char* base = head_out[m][0] == 1 ? window_of[m]->base(window_of[m]->node_rank())
+                                           : static_cast<const char*>(nullptr);
     out[m].resize(2 * segments[m].size());
     for (std::size_t i = 0; i < segments[m].size(); ++i) {
-      out[m][2 * i] = reinterpret_cast<const char*>(segments[m][i].first) - base;
+      const auto* at = reinterpret_cast<const char*>(segments[m][i].first);
+      out[m][2 * i] =
+          base ? at - base : static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(at));
       out[m][2 * i + 1] = segments[m][i].second;
     }
     requests.push_back(comm.isend(plan.send.messages[m].peer, describe_tag, out[m].data(),
@@ -174,8 +241,23 @@ void exchange_descriptions(
   }
   boost::mpi::wait_all(requests.begin(), requests.end());
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
-    if (head_in[m][0] != 1) continue;
     const Message& msg = plan.recv.messages[m];
+    // What the sender published, checked against our plan: as many segments as our
+    // plan has (the receive's count), each with a leading dimension of at least 1.
+    for (std::size_t i = 1; i < in[m].size(); i += 2)
+      if (in[m][i] < 1)
+        throw communication_error(redist::detail::describe(
+            "a peer described a segment with a leading dimension below 1", "peer", msg.peer));
+    if (head_in[m][0] == 2) {
+      choice.described[m].reserve(in[m].size() / 2);
+      for (std::size_t i = 0; i + 1 < in[m].size(); i += 2)
+        choice.described[m].emplace_back(
+            reinterpret_cast<const T*>(static_cast<std::uintptr_t>(in[m][i])), in[m][i + 1]);
+      choice.recv[m] = Transport::cross_memory;
+      choice.peer_pid[m] = head_in[m][1];
+      continue;
+    }
+    if (head_in[m][0] != 1) continue;
     auto w = redist::detail::NodeWindow::find(static_cast<std::uint64_t>(head_in[m][1]));
     if (!w)
       throw communication_error(redist::detail::describe(
@@ -198,12 +280,14 @@ void exchange_descriptions(
 /// messages' chunks.
 template <class T, class Source>
 TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const CompactPlan& plan,
-                                     const Chunking& sent, bool node_transports, bool transposed,
+                                     const Chunking& sent, bool node_transports,
+                                     TransportPolicy policy, bool transposed,
                                      const Source& source) {
   TransportChoice<T> choice;
   choice.send.assign(plan.send.messages.size(), Transport::point_to_point);
   choice.recv.assign(plan.recv.messages.size(), Transport::point_to_point);
   choice.described.resize(plan.recv.messages.size());
+  choice.peer_pid.assign(plan.recv.messages.size(), 0);
   if (!node_transports) return choice;
   std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
   const auto window_of =
@@ -213,13 +297,21 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
   const std::vector<int>& node_rank = node_map(comm).rank_in_node;
   std::vector<bool> on_node(node_rank.size(), false);
   for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
+  if (policy == TransportPolicy::automatic || policy == TransportPolicy::cross_memory) {
+    const cma::Permission& cross_memory = cma::permission(comm);
+    if (cross_memory.allowed)
+      detail::find_cross_memory_sends<T>(plan, sent, on_node, policy, source, choice.send,
+                                         segments);
+    else if (policy == TransportPolicy::cross_memory)
+      choice.cross_memory_refused = cross_memory.reason;
+  }
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
     if (on_node[static_cast<std::size_t>(plan.send.messages[m].peer)] &&
-        choice.send[m] != Transport::direct)
+        choice.send[m] == Transport::point_to_point)
       choice.send[m] = Transport::shared_window;
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m)
     if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
-      choice.recv[m] = Transport::shared_window;  // or direct: see the descriptions
+      choice.recv[m] = Transport::shared_window;  // or read in place: see the descriptions
   detail::exchange_descriptions(comm, plan, on_node, window_of, segments, choice);
   return choice;
 }

@@ -1,10 +1,13 @@
 #pragma once
 /// @file transport/direct.hpp
-/// Direct (transport/transport.hpp), for ranks of one node whose source tiles are
-/// node-shared (node_shared.hpp): nothing is packed. At start() the sender announces
-/// each direct message with a note (its source is ready); the receiver copies the
-/// segments from the sender's tiles in place, one copy per element, and acks; the sender's
-/// wait() returns only after every ack, so the caller may change the source after it.
+/// Direct (transport/transport.hpp), for ranks of one node whose receiver reads the
+/// sender's source in place, one copy per element: through a mapping of node-shared
+/// source tiles (Transport::direct, node_shared.hpp), or through the kernel from a
+/// private source (Transport::cross_memory, transport/cross_memory_io.hpp). Nothing is
+/// packed. At start() the sender announces each such message with a note (its source is
+/// ready); the receiver copies the segments, then acks; the sender's wait() returns only
+/// after every ack, so the caller may change the source after it. The receiver only
+/// reads: it never writes into a peer.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,21 +27,20 @@ class Direct {
 
   explicit Direct(const Link<T, MemorySpace>* link) : link_(link) {}
 
-  /// The node-shared windows of the sources read in place, ours and the peers'.
+  /// The node-shared windows of the sources read in place, ours and the peers' (none
+  /// when only cross-memory messages are read in place).
   void attach(std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows) {
     windows_ = std::move(windows);
     note_in_.assign(link_->messages.plan->recv.messages.size(), 0);
     note_out_.assign(link_->messages.plan->send.messages.size(), 0);
   }
-  bool active() const { return !windows_.empty(); }
 
-  /// Our source is ready: every direct receiver may read it now.
+  /// Our source is ready: every receiver that reads it in place may read it now.
   void begin() {
-    if (windows_.empty()) return;
     for (const auto& w : windows_) w->publish();
     const auto& how = link_->messages.graph->send_transport;
     for (std::size_t m = 0; m < how.size(); ++m) {
-      if (how[m] != kind) continue;
+      if (!reads_in_place(how[m])) continue;
       const Message& msg = link_->messages.sent(m);
       link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, ack_tag),
                             {msg.peer, 0});
@@ -62,7 +64,7 @@ class Direct {
   }
 
   /// A note: the sender's source is ready, every chunk of the message is readable where
-  /// its copies were bound. An ack: the receiver is done with our source.
+  /// its copies were bound (or read from). An ack: the receiver is done with our source.
   template <class Events>
   void complete(const Completion& e, Events& events) {
     if (e.signal == Signal::ack) {

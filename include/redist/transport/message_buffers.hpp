@@ -57,7 +57,7 @@ class MessageBuffers {
   /// Lays out the send part for these transports; returns the elements it needs.
   index_t lay_out_sends(const FamilyList& send, const std::vector<Transport>& how) {
     send_offset_ = lay_out(
-        send, how, [](Transport t) { return t != Transport::direct; }, send_part_);
+        send, how, [](Transport t) { return !reads_in_place(t); }, send_part_);
     return *std::max_element(send_part_.begin(), send_part_.end());
   }
   /// Lays out the receive part for these transports; returns the elements it needs.

@@ -28,6 +28,7 @@ class Transports {
       case Transport::shared_window:
         return f(shared_window);
       case Transport::direct:
+      case Transport::cross_memory:
         return f(direct);
       case Transport::point_to_point:
         break;
