@@ -677,5 +677,6 @@ void suite_overlap(const mpi::communicator& comm, const Options& o, Report& repo
 void suite_phase_change(const mpi::communicator& comm, const Options& o, Report& report);
 void suite_transform(const mpi::communicator& comm, const Options& o, Report& report);
 void suite_parts(const mpi::communicator& comm, const Options& o, Report& report);
+void suite_cross_memory(const mpi::communicator& comm, const Options& o, Report& report);
 
 }  // namespace bench

@@ -7,7 +7,8 @@
 ///
 /// Suites: standard (four fixed cases), categories (Fig. 9), scatter-gather (Fig. 10/11),
 /// random (Fig. 12), plan-scaling (planning cost of one rank), here; small-blocks,
-/// threads, network, overlap, phase-change, transform, parts, cluster in suites_*.cpp; all
+/// threads, network, overlap, phase-change, transform, parts, cross-memory, cluster in
+/// suites_*.cpp; all
 /// (every suite but cluster, which belongs in a job on several nodes). See bench/README.md.
 
 #include <unistd.h>
@@ -249,7 +250,7 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
 const std::vector<std::string> suite_names{
     "standard",     "categories", "scatter-gather", "random",  "plan-scaling",
     "small-blocks", "threads",    "network",        "overlap", "phase-change",
-    "transform",    "parts",      "cluster",        "all"};
+    "transform",    "parts",      "cross-memory",   "cluster", "all"};
 
 int usage(const char* argv0) {
   std::string names;
@@ -351,6 +352,7 @@ int main(int argc, char** argv) {
   if (all || o.suite == "phase-change") suite_phase_change(world, o, report);
   if (all || o.suite == "transform") suite_transform(world, o, report);
   if (all || o.suite == "parts") suite_parts(world, o, report);
+  if (all || o.suite == "cross-memory") suite_cross_memory(world, o, report);
   if (o.suite == "cluster") suite_cluster(world, o, report);
 
   const long bad = report.mismatches;

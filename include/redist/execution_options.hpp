@@ -41,8 +41,8 @@ enum class Toggle : int { automatic = -1, off = 0, on = 1 };
 /// they always go point to point.
 enum class TransportPolicy : int {
   /// node-shared sources are read in place; private ones cross-memory where the kernel
-  /// permits it (probed once per communicator) and their segments are long enough,
-  /// else through the node window
+  /// permits it (probed once per communicator) and their columns are long enough
+  /// (transport/choose.hpp), else through the node window
   automatic = 0,
   point_to_point = 1,  ///< MPI, as between nodes
   node_window = 2,     ///< packed into an MPI-3 shared window, unpacked from it

@@ -258,19 +258,22 @@ TEST_SUITE("fingerprint") {
       int streaming = -1;
       index_t streaming_threshold_bytes = 16 << 20;
       bool shared_window = true;
+      int transport = 3;
       bool gpu_aware_mpi = false;
       double progress_timeout_seconds = 2.5;
     };
     const auto items = detail::execution_items(FakeOptions{});
-    REQUIRE(items.size() == 6);
+    REQUIRE(items.size() == 7);
     CHECK(items[0].name == "ExecutionOptions::chunk_bytes");
     CHECK(items[0].value == (1u << 21));
     CHECK(items[0].shows_value);
     CHECK(static_cast<std::int64_t>(items[1].value) == -1);
     CHECK(items[3].value == 1);
-    CHECK(items[4].value == 0);
-    CHECK(items[5].name == "ExecutionOptions::progress_timeout_seconds (us)");
-    CHECK(items[5].value == 2500000);
+    CHECK(items[4].name == "ExecutionOptions::transport");
+    CHECK(items[4].value == 3);
+    CHECK(items[5].value == 0);
+    CHECK(items[6].name == "ExecutionOptions::progress_timeout_seconds (us)");
+    CHECK(items[6].value == 2500000);
   }
 
   TEST_CASE("disagreement messages name the item and the ranks that differ") {

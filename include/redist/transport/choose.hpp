@@ -10,8 +10,8 @@
 /// 2. else, to a rank of this node, cross-memory when the kernel lets the ranks of the
 ///    node read each other's memory (probed once per communicator,
 ///    transport/cross_memory_io.hpp) and the policy asks for it: always when forced,
-///    and under `automatic` when its segments are long enough that a read per segment
-///    costs less than packing (cross_memory_min_segment_bytes);
+///    and under `automatic` when its pieces are long enough that a read per piece
+///    costs less than packing (cross_memory_min_piece_bytes);
 /// 3. the send part of the other messages becomes an MPI-3 shared window of the node's
 ///    ranks (collective); messages to ranks on the node then go through it;
 /// 4. every on-node message is described to its receiver once, in two rounds: a head
@@ -70,11 +70,23 @@ struct TransportChoice {
 };
 
 /// Under TransportPolicy::automatic, a private source's message to a rank of the node
-/// goes cross-memory when its segments average at least this many bytes: below, the
-/// kernel's per-segment cost exceeds packing's (bench/README.md, cross-memory).
-inline constexpr index_t cross_memory_min_segment_bytes = 512;
+/// goes cross-memory when its pieces (the columns of its segments, each one piece of
+/// the kernel's gather) average at least this many bytes: below, the kernel's cost per
+/// piece exceeds packing and unpacking it (measured: bench/README.md, "Cross-memory").
+inline constexpr index_t cross_memory_min_piece_bytes = index_t{16} << 10;
 
 namespace detail {
+
+/// The columns of every segment of msg: the pieces a cross-memory read of it gathers
+/// (before merging those that continue each other).
+inline index_t columns_in(const CompactPlan& plan, const FamilyList& d, const Message& msg) {
+  index_t n = 0;
+  for (index_t f = msg.first; f < msg.first + msg.count; ++f) {
+    const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
+    n += fam.rows.count * fam.cols.count * plan.cols(fam).length;
+  }
+  return n;
+}
 
 inline index_t segments_in(const FamilyList& d, const Message& msg) {
   index_t n = 0;
@@ -167,7 +179,8 @@ void find_cross_memory_sends(const CompactPlan& plan, const Chunking& sent,
         msg.count == 0 || !describable(count))
       continue;
     if (policy == TransportPolicy::automatic &&
-        msg.elements * static_cast<index_t>(sizeof(T)) < cross_memory_min_segment_bytes * count)
+        msg.elements * static_cast<index_t>(sizeof(T)) <
+            cross_memory_min_piece_bytes * columns_in(plan, plan.send, msg))
       continue;
     how[m] = Transport::cross_memory;
     std::vector<Address<T>>& list = segments[m];
