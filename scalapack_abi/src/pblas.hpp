@@ -239,7 +239,7 @@ inline bool in_triangle(char uplo, index_t x, index_t y) {
 template <class T>
 void scale_local(const PblasCall& c, const scalapack::Descriptor& d, index_t lld, const GridInfo& g,
                  T beta, T* cc) {
-  using redist::detail::scalapack::numroc;
+  using redist::scalapack::numroc;
   const index_t loc_r = numroc(d.m, d.mb, g.myrow, d.rsrc, g.nprow);
   const index_t loc_c = numroc(d.n, d.nb, g.mycol, d.csrc, g.npcol);
   // Global index of local index l (ScaLAPACK's INDXL2G).
