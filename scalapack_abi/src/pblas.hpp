@@ -340,10 +340,9 @@ PblasOutcome pblas(const PblasCall& c, T alpha, const T* a, T beta, T* cc) {
     // the result is as if A were read whole before C is written.
     if (agreed[3] != 0 && pa != nullptr) pa = detail::copy_of(pa, elements_a);
     scalapack::default_plan_cache()
-        .acquire<T>(scalapack::PlanKey::of<T>(ua, grid, uc, grid, region,
-                                              scalapack::detail::operation_of(t)),
-                    pa, pa != nullptr ? da[E::lld] : 0, pc, pc != nullptr ? dc[E::lld] : 0, comm,
-                    {}, {}, t)
+        .acquire<T>(
+            scalapack::PlanKey::of<T>(ua, grid, uc, grid, region, scalapack::operation_of(t)), pa,
+            pa != nullptr ? da[E::lld] : 0, pc, pc != nullptr ? dc[E::lld] : 0, comm, {}, {}, t)
         .redistribute();
   });
   return PblasOutcome::done;
