@@ -26,10 +26,10 @@ class PowerRows {
   explicit PowerRows(std::vector<int> powers) : powers_(std::move(powers)) {
     if (powers_.empty())
       throw redist::distribution_error(
-          redist::detail::describe("need at least one rank", "powers.size()", 0));
+          redist::describe("need at least one rank", "powers.size()", 0));
     for (std::size_t r = 0; r < powers_.size(); ++r) {
       if (powers_[r] <= 0)
-        throw redist::distribution_error(redist::detail::describe(
+        throw redist::distribution_error(redist::describe(
             "a rank's power must be positive", "powers[" + std::to_string(r) + "]", powers_[r]));
       first_.push_back(period_);
       period_ += powers_[r];

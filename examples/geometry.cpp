@@ -41,7 +41,7 @@ std::array<index_t, 2> pair_of(const std::string& key, const std::string& text, 
     if (used_a != at || used_b != text.size() - at - 1) throw std::invalid_argument("trailing");
     return {a, b};
   } catch (const std::logic_error&) {
-    throw redist::parse_error(redist::detail::describe(
+    throw redist::parse_error(redist::describe(
         std::string("expected two integers separated by '") + sep + "'", key, text));
   }
 }
@@ -50,7 +50,7 @@ std::array<index_t, 2> pair_of(const std::string& key, const std::string& text, 
 Shape shape_of(const std::string& key, const std::string& text) {
   const auto colon = text.find(':');
   if (colon == std::string::npos)
-    throw redist::parse_error(redist::detail::describe("expected MxN:MBxNB", key, text));
+    throw redist::parse_error(redist::describe("expected MxN:MBxNB", key, text));
   const auto e = pair_of(key, text.substr(0, colon), 'x');
   const auto t = pair_of(key, text.substr(colon + 1), 'x');
   return Shape{redist::UniformAxis<>(e[0], t[0]), redist::UniformAxis<>(e[1], t[1])};
@@ -84,7 +84,7 @@ int run(int argc, char** argv) {
       const auto v = pair_of(key, value, ',');
       tile = redist::TileIndex{v[0], v[1]};
     } else {
-      throw redist::parse_error(redist::detail::describe("unknown argument", "argument", arg));
+      throw redist::parse_error(redist::describe("unknown argument", "argument", arg));
     }
   }
   const redist::Extents se = redist::element_extents(src), de = redist::element_extents(dst);

@@ -63,15 +63,22 @@ class communication_error : public error {
   using error::error;
 };
 
-namespace detail {
-
-/// Builds "redist: <what>: <parameter> = <value>" with any streamable value.
+/// The message of every redist error: "redist: <what>: <parameter> = <value>", any
+/// streamable value. User models (a Distribution, a Placement) that throw a redist::error
+/// build their messages with it, so theirs read like the library's.
+/// Example: describe("need at least one rank", "powers.size()", 0) is
+/// "redist: need at least one rank: powers.size() = 0".
 template <class Value>
 std::string describe(std::string_view what, std::string_view parameter, const Value& value) {
   std::ostringstream os;
   os << "redist: " << what << ": " << parameter << " = " << value;
   return os.str();
 }
+
+namespace detail {
+
+// The library's own code spells it detail::describe.
+using redist::describe;
 
 /// Throws E with a message naming the parameter and its value when `ok` is false.
 template <class E, class Value>

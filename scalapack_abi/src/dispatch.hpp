@@ -79,9 +79,10 @@ struct Side {
     return P == o.P && Q == o.Q && M == o.M && N == o.N && MB == o.MB && NB == o.NB &&
            RSRC == o.RSRC && CSRC == o.CSRC && i == o.i && j == o.j;
   }
-  bool valid_shape() const {
-    return M >= 0 && N >= 0 && MB > 0 && NB > 0 && 0 <= RSRC && RSRC < P && 0 <= CSRC && CSRC < Q;
-  }
+  /// The descriptor and grid this side stands for; DTYPE_, CTXT_ and LLD_ are not part of it.
+  scalapack::Descriptor descriptor() const { return {0, 0, M, N, MB, NB, RSRC, CSRC, 0}; }
+  scalapack::Grid grid() const { return {P, Q}; }
+  bool valid_shape() const { return !scalapack::descriptor_fault(descriptor(), grid()); }
 };
 
 /// What one process contributes to the all-gather: both sides, its M and N, the first
@@ -100,8 +101,8 @@ static_assert(sizeof(Record) == record_ints * sizeof(int), "Record is gathered a
 /// the grid or for an invalid descriptor).
 inline index_t local_elements(const Side& s, index_t lld) {
   if (!s.in || !s.valid_shape()) return 0;
-  const index_t loc_r = redist::detail::scalapack::numroc(s.M, s.MB, s.p, s.RSRC, s.P);
-  const index_t loc_c = redist::detail::scalapack::numroc(s.N, s.NB, s.q, s.CSRC, s.Q);
+  const index_t loc_r = scalapack::numroc(s.M, s.MB, s.p, s.RSRC, s.P);
+  const index_t loc_c = scalapack::numroc(s.N, s.NB, s.q, s.CSRC, s.Q);
   return loc_r > 0 && loc_c > 0 ? lld * loc_c : 0;
 }
 
@@ -145,8 +146,8 @@ Side local_side(const int* desc, int i, int j, const T* array, const SideNames& 
   s = Side{1,       g.myrow, g.mycol, g.nprow, g.npcol, desc[2], desc[3],
            desc[4], desc[5], desc[6], desc[7], i,       j};
   if (!s.valid_shape()) return s;  // the global checks name it
-  const index_t loc_r = redist::detail::scalapack::numroc(s.M, s.MB, s.p, s.RSRC, s.P);
-  const index_t loc_c = redist::detail::scalapack::numroc(s.N, s.NB, s.q, s.CSRC, s.Q);
+  const index_t loc_r = scalapack::numroc(s.M, s.MB, s.p, s.RSRC, s.P);
+  const index_t loc_c = scalapack::numroc(s.N, s.NB, s.q, s.CSRC, s.Q);
   const auto local = [&](int param, index_t value, index_t limit) {
     if (r.param == 0 || param < r.param)
       r.param = param, r.value = static_cast<int>(value), r.limit = static_cast<int>(limit);
@@ -199,18 +200,10 @@ inline void check_side(const std::vector<Record>& all, Side Record::*which, cons
   if (members != side.P * side.Q)
     problem.add(11 + off, "ICTXT holds " + str(members) + " of the " + str(side.P * side.Q) +
                               " processes of " + L + "'s grid: ICTXT must hold every one");
-  const auto field = [&](bool ok, const char* name, long long v, const char* rule) {
-    if (!ok)
-      problem.add(nm.desc + off, std::string(name) + "_" + L + " = " + str(v) + " (" + rule + ")");
-  };
-  field(side.M >= 0, "M", side.M, "must not be negative");
-  field(side.N >= 0, "N", side.N, "must not be negative");
-  field(side.MB > 0, "MB", side.MB, "must be positive");
-  field(side.NB > 0, "NB", side.NB, "must be positive");
-  field(0 <= side.RSRC && side.RSRC < side.P, "RSRC", side.RSRC,
-        ("must be in 0.." + str(side.P - 1)).c_str());
-  field(0 <= side.CSRC && side.CSRC < side.Q, "CSRC", side.CSRC,
-        ("must be in 0.." + str(side.Q - 1)).c_str());
+  // The descriptor checks of the header API (scalapack/descriptor.hpp), in ScaLAPACK's words.
+  if (const auto f = scalapack::descriptor_fault(side.descriptor(), side.grid()))
+    problem.add(nm.desc + off,
+                std::string(f->entry) + "_" + L + " = " + str(f->value) + " (" + f->rule + ")");
   const int i = side.i, j = side.j;  // IA, JA as the grid's processes gave them
   if (i < 1 || static_cast<long long>(i) - 1 + c.m > side.M)
     problem.add(nm.i + off, std::string(nm.i_name) + " = " + str(i) + ": rows " + nm.i_name + ".." +
@@ -329,8 +322,7 @@ void dispatch(const Call& c, const T* a, T* b) {
     if (problem.param != 0) return detail::report(comm, c.routine, problem.what, problem.param);
 
     const scalapack::Grid ga{sa.P, sa.Q, false, map_a}, gb{sb.P, sb.Q, false, map_b};
-    const scalapack::Descriptor da{1, 0, sa.M, sa.N, sa.MB, sa.NB, sa.RSRC, sa.CSRC, 0};
-    const scalapack::Descriptor db{1, 0, sb.M, sb.N, sb.MB, sb.NB, sb.RSRC, sb.CSRC, 0};
+    const scalapack::Descriptor da = sa.descriptor(), db = sb.descriptor();
     const Region region{{c.m, c.n}, {sa.i - 1, sa.j - 1}, {sb.i - 1, sb.j - 1}};
     // Outside a grid, or with an empty local part, the array is not read: null it so
     // the cache sees the same arrays from call to call.

@@ -239,7 +239,7 @@ inline bool in_triangle(char uplo, index_t x, index_t y) {
 template <class T>
 void scale_local(const PblasCall& c, const scalapack::Descriptor& d, index_t lld, const GridInfo& g,
                  T beta, T* cc) {
-  using redist::detail::scalapack::numroc;
+  using redist::scalapack::numroc;
   const index_t loc_r = numroc(d.m, d.mb, g.myrow, d.rsrc, g.nprow);
   const index_t loc_c = numroc(d.n, d.nb, g.mycol, d.csrc, g.npcol);
   // Global index of local index l (ScaLAPACK's INDXL2G).
@@ -340,10 +340,9 @@ PblasOutcome pblas(const PblasCall& c, T alpha, const T* a, T beta, T* cc) {
     // the result is as if A were read whole before C is written.
     if (agreed[3] != 0 && pa != nullptr) pa = detail::copy_of(pa, elements_a);
     scalapack::default_plan_cache()
-        .acquire<T>(scalapack::PlanKey::of<T>(ua, grid, uc, grid, region,
-                                              scalapack::detail::operation_of(t)),
-                    pa, pa != nullptr ? da[E::lld] : 0, pc, pc != nullptr ? dc[E::lld] : 0, comm,
-                    {}, {}, t)
+        .acquire<T>(
+            scalapack::PlanKey::of<T>(ua, grid, uc, grid, region, scalapack::operation_of(t)), pa,
+            pa != nullptr ? da[E::lld] : 0, pc, pc != nullptr ? dc[E::lld] : 0, comm, {}, {}, t)
         .redistribute();
   });
   return PblasOutcome::done;

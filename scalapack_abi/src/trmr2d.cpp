@@ -37,7 +37,7 @@ void trmr2d(const char* routine, const char* uplo, const char* diag, int m, int 
   // The same plan-cache key as scalapack::trmr2d's.
   redist::Transform<T> t;
   t.triangle = c.triangle;
-  c.operation = redist::scalapack::detail::operation_of(t);
+  c.operation = redist::scalapack::operation_of(t);
   redist::abi::dispatch<T>(c, a, b);
 }
 

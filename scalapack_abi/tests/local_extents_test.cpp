@@ -1,6 +1,6 @@
-// scalapack::local_extents against ScaLAPACK's own NUMROC, over a whole domain of extents,
-// block sizes, grids (row-major, column-major, mapped), first process and rank. One
-// process, no MPI: NUMROC is pure.
+// scalapack::local_extents and scalapack::numroc against ScaLAPACK's own NUMROC, over a whole
+// domain of extents, block sizes, grids (row-major, column-major, mapped), first process and rank.
+// One process, no MPI: NUMROC is pure.
 #include <cstdio>
 #include <vector>
 
@@ -34,6 +34,13 @@ int main() {
                 const long want_r = p < 0 ? 0 : numroc_(&M, &MB, &p, &rsrc, &P);
                 const long want_c = p < 0 ? 0 : numroc_(&N, &NB, &q, &csrc, &Q);
                 ++checked;
+                // The public numroc itself, which local_extents and the ABI library use.
+                if (p >= 0 && (sp::numroc(M, MB, p, rsrc, P) != want_r ||
+                               sp::numroc(N, NB, q, csrc, Q) != want_c)) {
+                  if (++bad <= 10)
+                    std::printf("numroc: M=%d N=%d MB=%d NB=%d at (%d,%d) differs from NUMROC\n", M,
+                                N, MB, NB, p, q);
+                }
                 if (e.rows != want_r || e.cols != want_c) {
                   if (++bad <= 10)
                     std::printf(

@@ -2,6 +2,7 @@
 // row- and column-major BLACS grids, non-zero first process (RSRC, CSRC), a padded LLD and
 // 1-based sub-matrix offsets. Every element of B is checked on every rank.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
@@ -72,4 +73,79 @@ TEST_CASE("scalapack::gemr2d rejects a region outside B on every rank") {
   CHECK_THROWS_AS(
       scalapack::gemr2d<double>(10, 10, a.data(), 1, 1, d, g, b.data(), 15, 1, d, g, world),
       region_error);
+}
+
+TEST_CASE("scalapack::gemr2d reads no DTYPE_, as ScaLAPACK's p?gemr2d") {
+  // ScaLAPACK's REDIST testers leave DTYPE_ unset on one process: here every rank passes
+  // its own value (0 on rank 0, garbage elsewhere), and the same plan serves both calls.
+  boost::mpi::communicator world;
+  const int np = world.size(), me = world.rank();
+  const scalapack::Grid ga{1, np, false}, gb{np, 1, true};
+  scalapack::Descriptor da{me == 0 ? 0 : 1000 + me, 0, 33, 29, 4, 3, 0, np - 1, 33};
+  scalapack::Descriptor db{me % 2 == 0 ? 2 : -me, 0, 31, 40, 5, 7, np - 1, 0, 31};
+  std::vector<double> a = local_array(da, ga, me), b = local_array(db, gb, me);
+  scalapack::wrap(a.data(), da, ga, me).for_each_element([](ElementIndex e, double& v) {
+    v = value(e);
+  });
+  scalapack::PlanCache cache;
+  for (int call = 0; call < 2; ++call) {
+    da.dtype += call;  // another unread value: still the same plan
+    // B(2:2+24, 5:5+20) = A(3:3+24, 4:4+20), 1-based.
+    scalapack::gemr2d<double>(25, 21, a.data(), 3, 4, da, ga, b.data(), 2, 5, db, gb, world, cache);
+  }
+  CHECK(cache.stats().misses == 1);
+  CHECK(cache.stats().hits == 1);
+  long long bad = 0;
+  scalapack::wrap(b.data(), db, gb, me).for_each_element([&](ElementIndex e, double& v) {
+    const bool in = e.i >= 1 && e.i < 26 && e.j >= 4 && e.j < 25;
+    bad += v != (in ? value({e.i - 1 + 2, e.j - 4 + 3}) : -7.0);
+  });
+  bad = boost::mpi::all_reduce(world, bad, std::plus<long long>());
+  CHECK(bad == 0);
+}
+
+TEST_CASE("scalapack::gemr2d still refuses what ScaLAPACK refuses, on every rank") {
+  boost::mpi::communicator world;
+  const int np = world.size(), me = world.rank();
+  const scalapack::Grid g{1, np, false};
+  const scalapack::Descriptor d{3, 0, 20, 20, 4, 4, 0, 0, 20};  // DTYPE_ 3: not the fault
+  std::vector<double> a = local_array(d, g, me), b = a;
+  scalapack::PlanCache cache;
+  const auto call = [&](const scalapack::Descriptor& da, const scalapack::Descriptor& db) {
+    scalapack::gemr2d<double>(10, 10, a.data(), 1, 1, da, g, b.data(), 1, 1, db, g, world, cache);
+  };
+  const auto fails = [&](const scalapack::Descriptor& da, const scalapack::Descriptor& db) {
+    try {
+      call(da, db);
+    } catch (const invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no exception>");
+  };
+  // Out of range on every rank: named by the entry.
+  scalapack::Descriptor bad = d;
+  bad.mb = 0;
+  CHECK(fails(bad, d).find("MB_ must be positive: desc.mb = 0") != std::string::npos);
+  bad = d;
+  bad.csrc = np;
+  CHECK(fails(d, bad).find("CSRC_ must be in 0.." + std::to_string(np - 1) +
+                           ": desc.csrc = " + std::to_string(np)) != std::string::npos);
+  // Out of range on one rank only: every rank throws the same.
+  bad = d;
+  if (me == np - 1) bad.nb = -2;
+  CHECK(fails(bad, d).find("desc.nb = -2") != std::string::npos);
+  // LLD below the local rows: refused where it is read.
+  bad = d;
+  bad.lld = 19;
+  CHECK_THROWS_AS(call(bad, d), storage_error);
+  if (np > 1) {
+    // Real disagreement between the ranks: a different block size on the last rank.
+    bad = d;
+    if (me == np - 1) bad.mb = 5;
+    CHECK_THROWS_AS(call(bad, d), agreement_error);
+  }
+  // Nothing was cached by the refused calls; a good one still works.
+  CHECK(cache.size() == 0);
+  call(d, d);
+  CHECK(cache.size() == 1);
 }

@@ -1,9 +1,9 @@
 #pragma once
 /// @file scalapack/layout.hpp
-/// ScaLAPACK descriptors and BLACS grids as redist layouts, local extents (NUMROC) and
-/// local arrays wrapped as TiledMatrix.
+/// ScaLAPACK descriptors and BLACS grids (scalapack/descriptor.hpp) as redist layouts,
+/// local extents (NUMROC) and local arrays wrapped as TiledMatrix.
 ///
-/// A ScaLAPACK descriptor (DTYPE_=1) is {dtype, ctxt, M, N, MB, NB, RSRC, CSRC, LLD}:
+/// A ScaLAPACK descriptor is {dtype, ctxt, M, N, MB, NB, RSRC, CSRC, LLD}:
 /// a block-cyclic layout of MB x NB tiles over the BLACS grid of `ctxt`, whose first
 /// tile lives on grid coordinate (RSRC, CSRC), stored as a local column-major array
 /// with leading dimension LLD. In redist terms: Tiling{UniformAxis<>(M, MB),
@@ -31,47 +31,11 @@
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
+#include <redist/scalapack/descriptor.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
 
 namespace redist::scalapack {
-
-/// The nine integers of a dense ScaLAPACK array descriptor, 64-bit.
-struct Descriptor {
-  index_t dtype = 1;
-  index_t ctxt = 0;
-  index_t m = 0, n = 0;
-  index_t mb = 1, nb = 1;
-  index_t rsrc = 0, csrc = 0;
-  index_t lld = 1;
-
-  /// Reads desc[0..8] as ScaLAPACK lays it out.
-  template <class Int>
-  static Descriptor from_array(const Int* desc) {
-    return {desc[0], desc[1], desc[2], desc[3], desc[4], desc[5], desc[6], desc[7], desc[8]};
-  }
-  friend bool operator==(const Descriptor&, const Descriptor&) = default;
-};
-
-/// A BLACS process grid: nprow x npcol, and which communicator rank holds grid
-/// coordinate (p, q). With `ranks` empty the order is Cblacs_gridinit's: "Row"
-/// (column_major = false) is rank = p * npcol + q, "Col" is rank = q * nprow + p. A
-/// grid made by Cblacs_gridmap gives its map in `ranks`: ranks[p * npcol + q] is the
-/// rank of (p, q), and column_major is then ignored.
-struct Grid {
-  int nprow = 1;
-  int npcol = 1;
-  bool column_major = false;
-  std::vector<int> ranks{};
-
-  /// The rank of grid coordinate g. @pre 0 <= g.p < nprow, 0 <= g.q < npcol and, with a
-  /// map, ranks.size() == nprow * npcol.
-  int rank_of(GridCoord g) const {
-    if (!ranks.empty()) return ranks[static_cast<std::size_t>(g.p) * npcol + g.q];
-    return column_major ? g.q * nprow + g.p : g.p * npcol + g.q;
-  }
-  friend bool operator==(const Grid&, const Grid&) = default;
-};
 
 /// 2-D block-cyclic distribution of 1 x 1 super-tiles over a BLACS grid whose
 /// coordinates map to any ranks (Cblacs_gridinit's row- or column-major order, or a
@@ -175,49 +139,16 @@ using ScalapackLayout = Layout<Tiling<UniformAxis<>, UniformAxis<>>, BlacsCyclic
 
 }  // namespace redist::scalapack
 
-namespace redist::detail::scalapack {
-
-inline void check_descriptor(const redist::scalapack::Descriptor& d,
-                             const redist::scalapack::Grid& g) {
-  require<invalid_argument>(d.dtype == 1, "only dense descriptors (DTYPE_ = 1)", "desc.dtype",
-                            d.dtype);
-  require<invalid_argument>(d.m >= 0, "rows must not be negative", "desc.m", d.m);
-  require<invalid_argument>(d.n >= 0, "columns must not be negative", "desc.n", d.n);
-  require<invalid_argument>(d.mb > 0, "block rows must be positive", "desc.mb", d.mb);
-  require<invalid_argument>(d.nb > 0, "block columns must be positive", "desc.nb", d.nb);
-  require<invalid_argument>(0 <= d.rsrc && d.rsrc < g.nprow, "first process row outside the grid",
-                            "desc.rsrc", d.rsrc);
-  require<invalid_argument>(0 <= d.csrc && d.csrc < g.npcol,
-                            "first process column outside the grid", "desc.csrc", d.csrc);
-}
-
-/// ScaLAPACK's NUMROC: how many of n indices, cut in blocks of nb dealt cyclically over
-/// nprocs processes starting at process src, process `iproc` holds.
-/// @post the sum over iproc in [0, nprocs) is n.
-/// Example: n = 10, nb = 3, nprocs = 2, src = 1: blocks of 3, 3, 3, 1 go to processes
-/// 1, 0, 1, 0, so process 0 holds 3 + 1 = 4 and process 1 holds 3 + 3 = 6.
-constexpr index_t numroc(index_t n, index_t nb, int iproc, index_t src, int nprocs) {
-  const index_t dist = (iproc - src + nprocs) % nprocs;  // blocks from the first holder
-  const index_t blocks = n / nb;
-  index_t local = blocks / nprocs * nb;
-  const index_t extra = blocks % nprocs;
-  if (dist < extra)
-    local += nb;
-  else if (dist == extra)
-    local += n % nb;
-  return local;
-}
-
-}  // namespace redist::detail::scalapack
-
 namespace redist::scalapack {
 
-/// The redist layout of descriptor `d` on grid `g`.
-/// @throws invalid_argument naming the descriptor field for a non-dense descriptor,
-/// negative extents, non-positive block sizes, or a source coordinate outside the grid;
-/// distribution_error for a bad grid or grid map.
+/// The redist layout of descriptor `d` on grid `g`. DTYPE_, CTXT_ and LLD_ are not read.
+/// @throws invalid_argument naming the descriptor field for what p?gemr2d refuses
+/// (descriptor_fault: negative extents, non-positive block sizes, a source coordinate
+/// outside the grid); distribution_error for a bad grid or grid map.
 inline ScalapackLayout make_layout(const Descriptor& d, const Grid& g) {
-  detail::scalapack::check_descriptor(d, g);
+  if (const auto f = descriptor_fault(d, g))
+    throw invalid_argument(detail::describe(std::string(f->entry) + "_ " + f->rule,
+                                            std::string("desc.") + f->member, f->value));
   return {Tiling{UniformAxis<>(d.m, d.mb), UniformAxis<>(d.n, d.nb)},
           BlacsCyclic(g, GridCoord{static_cast<int>(d.rsrc), static_cast<int>(d.csrc)})};
 }
@@ -231,8 +162,7 @@ inline Extents local_extents(const Descriptor& d, const Grid& g, int rank) {
   const BlacsCyclic dist = make_layout(d, g).distribution();
   const GridCoord c = dist.coord_of(rank);
   if (c.p < 0) return {0, 0};
-  return {detail::scalapack::numroc(d.m, d.mb, c.p, d.rsrc, g.nprow),
-          detail::scalapack::numroc(d.n, d.nb, c.q, d.csrc, g.npcol)};
+  return {numroc(d.m, d.mb, c.p, d.rsrc, g.nprow), numroc(d.n, d.nb, c.q, d.csrc, g.npcol)};
 }
 
 /// Wraps a rank's ScaLAPACK local array (may be null on ranks that store nothing).

@@ -48,10 +48,10 @@
 
 namespace redist::scalapack {
 
-/// What fixes a cached plan: element type, both descriptors without their context and
-/// leading dimension (LLD is storage: a change rebinds, it does not replan), both grids,
-/// the region, and `operation` (0 for gemr2d's general copy; other operations such as a
-/// trapezoid copy give each of their variants its own value).
+/// What fixes a cached plan: element type, both descriptors without their DTYPE_ (never
+/// read), context and leading dimension (LLD is storage: a change rebinds, it does not
+/// replan), both grids, the region, and `operation` (0 for gemr2d's general copy; other
+/// operations such as a trapezoid copy give each of their variants its own value).
 struct PlanKey {
   std::type_index type = typeid(void);
   Descriptor a, b;
@@ -64,6 +64,7 @@ struct PlanKey {
   static PlanKey of(const Descriptor& a, const Grid& grid_a, const Descriptor& b,
                     const Grid& grid_b, Region region, std::uint64_t operation = 0) {
     PlanKey k{typeid(T), a, b, grid_a, grid_b, region, operation};
+    k.a.dtype = k.b.dtype = 0;
     k.a.ctxt = k.b.ctxt = 0;
     k.a.lld = k.b.lld = 0;
     return k;

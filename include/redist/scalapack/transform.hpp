@@ -24,9 +24,10 @@
 
 namespace redist::scalapack {
 
-namespace detail {
-
-/// The PlanKey operation of a transform: every field that changes the plan or the copies.
+/// The PlanKey::operation of a transform: a hash of every field that changes the plan or
+/// the copies, never gemr2d's 0. A caller that builds its own PlanKey for
+/// PlanCache::acquire with a transform (the ABI library's p?trmr2d and PBLAS routines)
+/// passes this.
 template <class T>
 std::uint64_t operation_of(const Transform<T>& t) {
   redist::detail::Hasher h;
@@ -38,6 +39,8 @@ std::uint64_t operation_of(const Transform<T>& t) {
       .add(static_cast<std::uint64_t>(t.triangle.diag));
   return h.value();
 }
+
+namespace detail {
 
 /// ScaLAPACK's UPLO ('U', 'L') and DIAG ('U', 'N') characters, either case; nothing for
 /// another character.
@@ -82,7 +85,7 @@ void trmr2d(char uplo, char diag, index_t m, index_t n, const T* a, index_t ia, 
   redist::detail::collectively(comm, [&] { t.triangle = detail::triangle_of(uplo, diag); });
   const Region region{{m, n}, {ia - 1, ja - 1}, {ib - 1, jb - 1}};
   cache
-      .acquire<T>(PlanKey::of<T>(desca, grid_a, descb, grid_b, region, detail::operation_of(t)), a,
+      .acquire<T>(PlanKey::of<T>(desca, grid_a, descb, grid_b, region, operation_of(t)), a,
                   desca.lld, b, descb.lld, comm, {}, {}, t)
       .redistribute();
 }
@@ -100,7 +103,7 @@ void tran(index_t m, index_t n, T alpha, const T* a, index_t ia, index_t ja,
   // The source region is n x m; the target receives m x n.
   const Region region{{n, m}, {ia - 1, ja - 1}, {ic - 1, jc - 1}};
   cache
-      .acquire<T>(PlanKey::of<T>(desca, grid_a, descc, grid_c, region, detail::operation_of(t)), a,
+      .acquire<T>(PlanKey::of<T>(desca, grid_a, descc, grid_c, region, operation_of(t)), a,
                   desca.lld, c, descc.lld, comm, {}, {}, t)
       .redistribute();
 }
