@@ -45,11 +45,13 @@
 #include <redist/detail/agreement.hpp>
 #include <redist/detail/checked.hpp>
 #include <redist/detail/collectively.hpp>
+#include <redist/plan/node_traffic.hpp>
 #include <redist/redist.hpp>
 #include <redist/relabel.hpp>
 #include <redist/task_graph_graphviz.hpp>
 #include <redist/tools/layout_report.hpp>
 #include <redist/tools/layout_spec.hpp>
+#include <redist/topology.hpp>
 
 #include <sys/stat.h>
 
@@ -57,6 +59,14 @@ namespace {
 
 using namespace redist;
 using namespace redist::tools;
+
+/// Which rank plays each target role (--relabel): as given, the most data kept on its rank
+/// (best_relabeling), or the fewest bytes between nodes first (best_node_relabeling).
+enum class Relabel { off, flat, nodes };
+
+const char* relabel_name(Relabel r) {
+  return r == Relabel::off ? "off" : r == Relabel::flat ? "flat" : "nodes";
+}
 
 /// Bad input: the argument it came from and the message; exit status 2.
 struct UsageError {
@@ -71,7 +81,7 @@ struct Options {
   index_t batch = 0;
   int repeat = 5;
   bool verify = false;
-  bool relabel = false;
+  Relabel relabel = Relabel::off;
   std::string json, dot;
   Op op = Op::none;
   double alpha = 1, beta = 0;
@@ -89,7 +99,8 @@ const char* uplo_name(Uplo u) { return u == Uplo::all ? "all" : u == Uplo::lower
 struct OptionInfo {
   std::string_view name;      ///< "--src"
   std::string_view alias;     ///< "-h", or empty
-  std::string_view value;     ///< the value's placeholder; empty for a flag
+  std::string_view value;     ///< the value's placeholder; empty for a flag, [in brackets]
+                              ///< when it may be left out (optional_value)
   std::string_view fallback;  ///< the default, as --help shows it
   std::string_view meaning;
 };
@@ -105,9 +116,11 @@ constexpr OptionInfo option_table[] = {
      "source tile columns per batch, >= 0; 0 cuts batches of varying width so that every "
      "rank's buffers stay within 2^30 bytes"},
     {"--repeat", "", "N", "5", "timed executions of the same plan, >= 1"},
-    {"--relabel", "", "", "off",
-     "let redist choose which rank plays each target role so the most data stays local; "
-     "the report shows the role -> rank map (tile storage on --dst only)"},
+    {"--relabel", "", "[flat|nodes]", "off",
+     "let redist choose which rank plays each target role: flat (or no value) keeps the most "
+     "data on its rank; nodes first sends the fewest bytes between nodes, then keeps the most; "
+     "the report shows the role -> rank map and the bytes between nodes before and after "
+     "(tile storage on --dst only)"},
     {"--op", "", "n|t|c", "n",
      "apply op to the source region: none, transpose, conjugate transpose; with t or c the "
      "region's RxC is the source extent and the target gets C x R"},
@@ -127,6 +140,16 @@ constexpr OptionInfo option_table[] = {
     {"--help", "-h", "", "", "print this help and exit 0"},
     {"--kokkos-help", "", "", "", "print Kokkos' options (--kokkos-threads=N, ...) and exit 0"},
 };
+
+/// Whether option o's value may be left out: it is then taken only when the next argument
+/// is not an option (does not start with '-'); redist-run has no other positional words.
+bool optional_value(const OptionInfo& o) { return !o.value.empty() && o.value.front() == '['; }
+
+/// Whether option o takes `next` (the argument after it, or null) as its value.
+bool takes_value(const OptionInfo& o, const char* next) {
+  if (o.value.empty() || next == nullptr) return false;
+  return !optional_value(o) || next[0] != '-';
+}
 
 /// The table's entry for `arg` (its name or alias), or null.
 const OptionInfo* find_option(std::string_view arg) {
@@ -273,7 +296,8 @@ CommandLine split_command_line(int argc, char** argv) {
     } else {
       c.args.emplace_back(argv[k], false);
       // A value is never an option, even one that looks like --help.
-      if (info && !info->value.empty() && k + 1 < argc) c.args.emplace_back(argv[++k], false);
+      if (info && takes_value(*info, k + 1 < argc ? argv[k + 1] : nullptr))
+        c.args.emplace_back(argv[++k], false);
     }
   }
   return c;
@@ -357,8 +381,9 @@ Options parse(const std::vector<char*>& args, int comm_size) {
     const OptionInfo* info = find_option(a);
     if (!info) throw UsageError{a, "unknown option"};
     // The table says which options take a value (split_command_line skips it likewise).
-    if (!info->value.empty() && k + 1 >= n) throw UsageError{a, "missing value"};
-    const std::string v = info->value.empty() ? "" : args[++k];
+    if (!info->value.empty() && !optional_value(*info) && k + 1 >= n)
+      throw UsageError{a, "missing value"};
+    const std::string v = takes_value(*info, k + 1 < n ? args[k + 1] : nullptr) ? args[++k] : "";
     try {
       if (a == "--src") {
         o.src = parse_layout(v, a);
@@ -381,7 +406,9 @@ Options parse(const std::vector<char*>& args, int comm_size) {
       } else if (a == "--verify") {
         o.verify = true;
       } else if (a == "--relabel") {
-        o.relabel = true;
+        if (v != "" && v != "flat" && v != "nodes")
+          throw UsageError{a, "expected flat or nodes (or no value), got '" + v + "'"};
+        o.relabel = v == "nodes" ? Relabel::nodes : Relabel::flat;
       } else if (a == "--json") {
         o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};
@@ -426,7 +453,7 @@ Options parse(const std::vector<char*>& args, int comm_size) {
       if (v != std::trunc(v) || std::abs(v) > 1 << 30)
         throw UsageError{arg, "must be an integer for --type int, got " + std::to_string(v)};
   o.dst = with_source(o.dst, o.src);  // a synth target is built from --src (Algorithm 2)
-  if (o.relabel && o.dst.storage == StorageKind::scalapack)
+  if (o.relabel != Relabel::off && o.dst.storage == StorageKind::scalapack)
     throw UsageError{"--relabel",
                      "needs tile storage on --dst (a relabeled grid is no "
                      "ScaLAPACK grid)"};
@@ -543,11 +570,18 @@ std::string json_array(const std::vector<V>& v) {
   return os.str();
 }
 
+/// What --relabel chose, for the report: elements of one matrix between nodes with the
+/// target roles as given and as relabeled (split_transfers of the volume matrix).
+struct RelabelChoice {
+  index_t inter_node_before = 0;
+  index_t inter_node_after = 0;
+};
+
 /// Runs, times, verifies and reports with concrete matrix types (o.count matrices of each
 /// side). Returns the exit status.
 template <class T, class SrcMatrix, class DstMatrix>
 int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcMatrix*> A,
-        std::vector<DstMatrix*> B) {
+        std::vector<DstMatrix*> B, const RelabelChoice& relabeled = {}) {
   const int me = comm.rank(), np = comm.size();
   const Region region = *o.region;
   const std::uint64_t src_cols = static_cast<std::uint64_t>(o.src.extent.cols);
@@ -630,13 +664,16 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   std::vector<std::vector<std::string>> all_bad;
   boost::mpi::gather(comm, first_bad, all_bad, 0);
 
-  // Statistics, gathered to rank 0.
-  const PlanStats& s = R.plan().stats;
+  // Statistics, gathered to rank 0; the node fields from this communicator's node map.
+  const NodeMap& nodes = node_map(comm);
+  const PlanStats s = with_node_traffic(R.plan(), nodes.node_of_rank);
   const index_t esize = static_cast<index_t>(sizeof(T));
-  std::vector<index_t> sent, recv, local, buffers, plans, schedules;
+  std::vector<index_t> sent, recv, local, inter_sent, inter_recv, buffers, plans, schedules;
   boost::mpi::gather(comm, s.elements_sent * esize, sent, 0);
   boost::mpi::gather(comm, s.elements_received * esize, recv, 0);
   boost::mpi::gather(comm, s.elements_local * esize, local, 0);
+  boost::mpi::gather(comm, s.elements_sent_inter_node * esize, inter_sent, 0);
+  boost::mpi::gather(comm, s.elements_received_inter_node * esize, inter_recv, 0);
   boost::mpi::gather(comm, R.buffer_bytes(), buffers, 0);
   // The plan's own memory, beside the buffers: max_buffer_bytes bounds only the buffers.
   boost::mpi::gather(comm, s.plan_bytes, plans, 0);
@@ -673,21 +710,34 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
     std::printf("  count   %lld matrices in one exchange\n", static_cast<long long>(o.count));
   if (o.op == Op::none && !o.triangle.masks())
     print_layout_report(stdout, layout_report(A[0]->layout(), B[0]->layout(), region, np));
-  if constexpr (requires { B[0]->layout().distribution().rank_of_role(); }) {
-    if (o.relabel) {
-      std::printf("  relabel target role -> rank:");
-      const auto& perm = B[0]->layout().distribution().rank_of_role();
-      for (std::size_t r = 0; r < perm.size(); ++r) std::printf(" %zu->%d", r, perm[r]);
-      std::printf("\n");
-    }
+  // Bytes of all o.count matrices from elements of one.
+  const auto all_bytes = [&](index_t elements) { return elements * esize * o.count; };
+  std::vector<int> rank_of_role;
+  if constexpr (requires { B[0]->layout().distribution().rank_of_role(); })
+    if (o.relabel != Relabel::off) rank_of_role = B[0]->layout().distribution().rank_of_role();
+  if (o.relabel != Relabel::off) {
+    std::printf("  relabel  %s (%s), target role -> rank:", relabel_name(o.relabel),
+                o.relabel == Relabel::nodes ? "fewest bytes between nodes, then the most kept"
+                                            : "the most kept on its rank");
+    for (std::size_t r = 0; r < rank_of_role.size(); ++r)
+      std::printf(" %zu->%d", r, rank_of_role[r]);
+    std::printf("\n  relabel  bytes between nodes: %lld as given, %lld relabeled\n",
+                static_cast<long long>(all_bytes(relabeled.inter_node_before)),
+                static_cast<long long>(all_bytes(relabeled.inter_node_after)));
   }
   std::printf("  categories (target tiles, all ranks):");
   for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(cat_sum[c]));
-  std::printf("\n  rank      sent B      recv B     local B    buffer B      plan B  schedule B\n");
+  std::printf("\n  nodes    %d, node of each rank:", nodes.nodes);
+  for (int r = 0; r < np; ++r) std::printf(" %d", nodes.node_of_rank[static_cast<std::size_t>(r)]);
+  // Inter-node: the part of sent / recv whose peer is on another node (plan/node_traffic.hpp).
+  std::printf(
+      "\n  rank      sent B      recv B     local B  inter-node sent B  inter-node recv B"
+      "    buffer B      plan B  schedule B\n");
   for (int r = 0; r < np; ++r)
-    std::printf("  %4d %11lld %11lld %11lld %11lld %11lld %11lld\n", r,
+    std::printf("  %4d %11lld %11lld %11lld %18lld %18lld %11lld %11lld %11lld\n", r,
                 static_cast<long long>(sent[r]), static_cast<long long>(recv[r]),
-                static_cast<long long>(local[r]), static_cast<long long>(buffers[r]),
+                static_cast<long long>(local[r]), static_cast<long long>(inter_sent[r]),
+                static_cast<long long>(inter_recv[r]), static_cast<long long>(buffers[r]),
                 static_cast<long long>(plans[r]), static_cast<long long>(schedules[r]));
   if (R.plan().batch > 0)
     std::printf("  messages %lld, batches %lld (batch = %lld source tile columns)\n",
@@ -731,7 +781,14 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
         << "  \"ranks\": " << np << ",\n"
         << "  \"src\": " << json_string(to_string(o.src)) << ",\n"
         << "  \"dst\": " << json_string(to_string(o.dst)) << ",\n"
-        << "  \"relabel\": " << (o.relabel ? "true" : "false") << ",\n"
+        << "  \"relabel\": {\"kind\": " << json_string(relabel_name(o.relabel));
+      if (o.relabel != Relabel::off)
+        f << ", \"rank_of_role\": " << json_array(rank_of_role)
+          << ", \"inter_node_bytes\": {\"before\": " << all_bytes(relabeled.inter_node_before)
+          << ", \"after\": " << all_bytes(relabeled.inter_node_after) << "}";
+      f << "},\n"
+        << "  \"nodes\": " << nodes.nodes << ",\n"
+        << "  \"node_of_rank\": " << json_array(nodes.node_of_rank) << ",\n"
         << "  \"region\": {\"rows\": " << region.extent.rows << ", \"cols\": " << region.extent.cols
         << ", \"src_origin\": [" << region.src_origin.i << ", " << region.src_origin.j
         << "], \"dst_origin\": [" << region.dst_origin.i << ", " << region.dst_origin.j
@@ -749,7 +806,9 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
         << "  \"repeat\": " << o.repeat << ",\n"
         << "  \"categories\": " << json_array(cat_sum) << ",\n"
         << "  \"bytes\": {\"sent\": " << json_array(sent) << ", \"recv\": " << json_array(recv)
-        << ", \"local\": " << json_array(local) << "},\n"
+        << ", \"local\": " << json_array(local)
+        << ", \"inter_node\": {\"sent\": " << json_array(inter_sent)
+        << ", \"recv\": " << json_array(inter_recv) << "}},\n"
         << "  \"buffer_bytes\": " << json_array(buffers) << ",\n"
         << "  \"plan_bytes\": " << json_array(plans) << ",\n"
         << "  \"schedule_bytes\": " << json_array(schedules) << ",\n"
@@ -845,12 +904,13 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
   // One matrix of each side first: what they hold says whether o.count of each fit
   // (check_count), before the others are built. `more_a` builds the other sources.
   const auto with_dst = [&](auto& A, const auto& more_a) {
+    RelabelChoice choice;
     const auto finish = [&](auto& B, const auto&... b_args) {
       build(B, 1, b_args...);
       check_count(o, comm, matrix_bytes(*A.front()) + matrix_bytes(*B.front()));
       more_a();
       build(B, o.count - 1, b_args...);
-      return run<T>(o, comm, pointers(A), pointers(B));
+      return run<T>(o, comm, pointers(A), pointers(B), choice);
     };
     // The four storage combinations; tile storage packs the owned tiles in one allocation.
     if (o.dst.storage == StorageKind::scalapack) {
@@ -861,8 +921,15 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
     std::vector<int> perm(static_cast<std::size_t>(np));
     std::iota(perm.begin(), perm.end(), 0);
     // Every rank computes the same volumes and so the same permutation.
-    if (o.relabel)
-      perm = best_relabeling(transfer_volumes(A.front()->layout(), base, *o.region, np), np);
+    if (o.relabel != Relabel::off) {
+      const std::vector<index_t> volume =
+          transfer_volumes(A.front()->layout(), base, *o.region, np);
+      const std::vector<int>& nodes = node_map(comm).node_of_rank;
+      choice.inter_node_before = split_transfers(volume, perm, nodes).inter_node;
+      perm = o.relabel == Relabel::nodes ? best_node_relabeling(volume, nodes)
+                                         : best_relabeling(volume, np);
+      choice.inter_node_after = split_transfers(volume, perm, nodes).inter_node;
+    }
     const RelabeledLayout relabeled{base.shape(),
                                     Relabeled<SpecDistribution>(base.distribution(), perm)};
     std::vector<std::unique_ptr<TiledMatrix<T, RelabeledLayout, SpecPlacement>>> B;
@@ -926,7 +993,7 @@ void agree_on_inputs(const boost::mpi::communicator& world, const std::optional<
                                    value_item("--batch", o->batch),
                                    value_item("--repeat", o->repeat),
                                    value_item("--verify", o->verify),
-                                   value_item("--relabel", o->relabel),
+                                   value_item("--relabel", static_cast<index_t>(o->relabel)),
                                    value_item("--op", static_cast<index_t>(o->op)),
                                    {"--alpha", redist::detail::bytes_fingerprint(o->alpha)},
                                    {"--beta", redist::detail::bytes_fingerprint(o->beta)},

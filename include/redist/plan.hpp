@@ -118,6 +118,12 @@ struct PlanStats {
   /// schedule, bound copy programs (and their device copies), execution state. 0 for a plan
   /// no Executor holds. Not bounded by max_buffer_bytes either.
   index_t schedule_bytes = 0;
+  /// Nodes the communicator spans, and the elements this rank sends to / receives from
+  /// ranks on other nodes (the costlier of the two link classes, Cao et al. 2020, section
+  /// 4). Planning leaves 1, 0, 0: with_node_traffic (plan/node_traffic.hpp) fills them.
+  int nodes = 1;
+  index_t elements_sent_inter_node = 0;
+  index_t elements_received_inter_node = 0;
 };
 
 class Plan {

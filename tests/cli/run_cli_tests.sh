@@ -76,6 +76,16 @@ assert len(j["categories"]) == 9
 for k in ("sent", "recv", "local"):
     assert len(j["bytes"][k]) == np, k
 assert sum(j["bytes"]["sent"]) == sum(j["bytes"]["recv"])
+# Bytes between nodes: the part of sent / recv whose peer is on another node.
+inter = j["bytes"]["inter_node"]
+assert len(inter["sent"]) == np and len(inter["recv"]) == np
+assert sum(inter["sent"]) == sum(inter["recv"])
+assert all(0 <= inter["sent"][r] <= j["bytes"]["sent"][r] for r in range(np))
+assert all(0 <= inter["recv"][r] <= j["bytes"]["recv"][r] for r in range(np))
+assert len(j["node_of_rank"]) == np and j["nodes"] == len(set(j["node_of_rank"]))
+if j["nodes"] == 1:
+    assert sum(inter["sent"]) == 0
+assert j["relabel"]["kind"] in ("off", "flat", "nodes")
 assert j["verified"] is True
 r = j["region"]
 assert j["verified_elements"] > 0
@@ -119,6 +129,14 @@ expect_usage() {
   }
 }
 
+# expect_line PATTERN: the last run's stdout has a line matching the grep -E PATTERN.
+expect_line() {
+  grep -qE -- "$1" "$work/out.$((count - 1))" || {
+    fail "no line matching '$1' in the output of run $((count - 1))"
+    sed 's/^/    /' "$work/out.$((count - 1))" >&2
+  }
+}
+
 # --- good runs ------------------------------------------------------------------------------
 expect_ok 1 --src 300x200/32x32/bc:1x1 --dst 300x200/25x40/bc:1x1/scalapack --repeat 2
 expect_ok 2 --src 512x512/64x64/bc:1x2 --dst 512x512/100x100/bc:2x1 --type float
@@ -145,6 +163,37 @@ plain=$(local_bytes "$work/run.$((count - 1)).json")
 expect_ok 4 "${relabel_args[@]}" --relabel
 relabeled=$(local_bytes "$work/run.$((count - 1)).json")
 [[ $relabeled -gt $plain ]] || fail "--relabel: local bytes $relabeled not above $plain"
+
+# --relabel nodes on simulated nodes of 2 ranks (topology.hpp): never more bytes between
+# nodes than the flat relabeling, the report's before / after are the plan's, and one node
+# of all ranks changes nothing.
+# inter_node_bytes FILE: "BEFORE AFTER MEASURED NODES" of a relabeled run's JSON.
+inter_node_bytes() {
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); r=j['relabel']
+print(r['inter_node_bytes']['before'], r['inter_node_bytes']['after'],
+      sum(j['bytes']['inter_node']['sent']), j['nodes'])" "$1"
+}
+export REDIST_RANKS_PER_NODE=2
+expect_ok 4 "${relabel_args[@]}" --relabel
+read -r flat_before flat_after flat_measured flat_nodes < <(inter_node_bytes "$work/run.$((count - 1)).json")
+expect_ok 4 "${relabel_args[@]}" --relabel nodes
+expect_line "^  relabel  nodes \(fewest bytes between nodes"
+expect_line "^  nodes    2, node of each rank: 0 0 1 1$"
+read -r before after measured nodes < <(inter_node_bytes "$work/run.$((count - 1)).json")
+[[ $nodes -eq 2 && $flat_nodes -eq 2 ]] || fail "REDIST_RANKS_PER_NODE=2: $nodes nodes, not 2"
+[[ $before -eq $flat_before ]] || fail "--relabel nodes: before $before, flat's $flat_before"
+[[ $after -eq $measured && $flat_after -eq $flat_measured ]] ||
+  fail "--relabel: report after $after / $flat_after, plan $measured / $flat_measured"
+[[ $after -le $flat_after && $after -le $before ]] ||
+  fail "--relabel nodes: $after bytes between nodes, flat $flat_after, as given $before"
+expect_ok 3 --src 300x200/7x9/random:3 --dst 300x200/10x10/bc:3x1 --relabel nodes --type float
+unset REDIST_RANKS_PER_NODE
+expect_ok 4 "${relabel_args[@]}" --relabel nodes
+read -r before after measured nodes < <(inter_node_bytes "$work/run.$((count - 1)).json")
+[[ $nodes -eq 1 && $before -eq 0 && $after -eq 0 ]] ||
+  fail "--relabel nodes on one node: $nodes nodes, $before -> $after bytes between them"
+[[ $(local_bytes "$work/run.$((count - 1)).json") -eq $relabeled ]] ||
+  fail "--relabel nodes on one node: not the flat relabeling's local bytes"
 
 # --dot writes rank 0's task graph.
 dot=$work/graph.dot
@@ -199,16 +248,11 @@ for np in 3; do
   expect_usage $np --dst --src 10x10/2x2/bc:1x1 --dst
   expect_usage $np --dst --src 10x10/2x2/bc:1x1
   expect_usage $np --relabel --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1/scalapack --relabel
+  expect_usage $np --relabel --src 10x10/2x2/bc:1x1 --dst 10x10/2x2/bc:1x1 --relabel node
+  grep -q "expected flat or nodes (or no value), got 'node'" "$err" || fail "--relabel node: message"
 done
 
 # --- heterogeneous layouts, Algorithm 2 targets, two-level placement (issue 13) --------------
-# expect_line PATTERN: the last run's stdout has a line matching the grep -E PATTERN.
-expect_line() {
-  grep -qE -- "$1" "$work/out.$((count - 1))" || {
-    fail "no line matching '$1' in the output of run $((count - 1))"
-    sed 's/^/    /' "$work/out.$((count - 1))" >&2
-  }
-}
 expect_ok 4 --src 1000x1000/50x50/hetero:2x2:1,1,5,5 --dst 1000x1000/50x50/synth:100,100,100,100
 expect_line "^  tiles    per rank: src 30 30 170 170, dst 100 100 100 100$"
 expect_line "^  moved    140 of 400 tiles change owner \(lower bound 140\)$"
