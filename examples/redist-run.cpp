@@ -82,6 +82,7 @@ struct Options {
   int repeat = 5;
   bool verify = false;
   Relabel relabel = Relabel::off;
+  TransportPolicy transport = TransportPolicy::automatic;
   std::string json, dot;
   Op op = Op::none;
   double alpha = 1, beta = 0;
@@ -121,6 +122,11 @@ constexpr OptionInfo option_table[] = {
      "data on its rank; nodes first sends the fewest bytes between nodes, then keeps the most; "
      "the report shows the role -> rank map and the bytes between nodes before and after "
      "(tile storage on --dst only)"},
+    {"--transport", "", "auto|point-to-point|node-window|cross-memory", "auto",
+     "how messages between ranks of one node travel (docs/transports.md): auto reads "
+     "node-shared sources in place and long columns cross-memory where the kernel permits, "
+     "else packs into the node window; cross-memory falls back to the node window, and says "
+     "why, where it is not permitted; REDIST_TRANSPORT does the same"},
     {"--op", "", "n|t|c", "n",
      "apply op to the source region: none, transpose, conjugate transpose; with t or c the "
      "region's RxC is the source extent and the target gets C x R"},
@@ -409,6 +415,13 @@ Options parse(const std::vector<char*>& args, int comm_size) {
         if (v != "" && v != "flat" && v != "nodes")
           throw UsageError{a, "expected flat or nodes (or no value), got '" + v + "'"};
         o.relabel = v == "nodes" ? Relabel::nodes : Relabel::flat;
+      } else if (a == "--transport") {
+        try {
+          o.transport = parse_transport_policy(v, "--transport");
+        } catch (const invalid_argument&) {
+          throw UsageError{
+              a, "expected auto, point-to-point, node-window or cross-memory, got '" + v + "'"};
+        }
       } else if (a == "--json") {
         o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};
@@ -552,6 +565,20 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/// Every way a message travels (task_graph.hpp), in the order reports list them.
+constexpr Transport all_transports[] = {Transport::point_to_point, Transport::shared_window,
+                                        Transport::direct, Transport::cross_memory};
+
+/// The transports that carried a move's messages (`carried[k]` of all_transports[k]),
+/// joined by '+': "cross-memory" when same-node peers read each other's sources.
+std::string data_path(const std::vector<index_t>& carried) {
+  std::string path;
+  for (std::size_t k = 0; k < carried.size(); ++k)
+    if (carried[k] > 0)
+      path += (path.empty() ? "" : "+") + std::string(to_string(all_transports[k]));
+  return path.empty() ? "none" : path;
+}
+
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -611,7 +638,10 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   for (std::size_t k = 0; k < A.size(); ++k) parts.push_back(Part{A[k], B[k], region});
   comm.barrier();
   boost::mpi::timer plan_timer;
-  Redistributor<SrcMatrix, DstMatrix> R(parts, comm, transform, popt);  // throws on every rank
+  ExecutionOptions xopt;
+  xopt.transport = o.transport;  // REDIST_TRANSPORT, when set, overrides it
+  Redistributor<SrcMatrix, DstMatrix> R(parts, comm, transform, popt,
+                                        xopt);  // throws on every rank
   const double plan_time =
       boost::mpi::all_reduce(comm, plan_timer.elapsed(), boost::mpi::maximum<double>());
 
@@ -681,6 +711,11 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   std::vector<index_t> cats(s.categories.begin(), s.categories.end()), cat_sum(9, 0);
   boost::mpi::reduce(comm, cats.data(), 9, cat_sum.data(), std::plus<index_t>(), 0);
   const index_t messages = boost::mpi::all_reduce(comm, s.messages_sent, std::plus<index_t>());
+  // What carried the messages (each counted once, at its sender), and why not cross-memory.
+  std::vector<index_t> carried;
+  for (const Transport how : all_transports)
+    carried.push_back(boost::mpi::all_reduce(comm, R.messages(how).first, std::plus<index_t>()));
+  const std::string refused = R.cross_memory_refused();
 
   if (!o.dot.empty() && me == 0) {
     std::ofstream f(o.dot);
@@ -725,7 +760,11 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
                 static_cast<long long>(all_bytes(relabeled.inter_node_before)),
                 static_cast<long long>(all_bytes(relabeled.inter_node_after)));
   }
-  std::printf("  categories (target tiles, all ranks):");
+  std::printf("  transport %s: messages", to_string(R.execution_options().transport));
+  for (std::size_t k = 0; k < carried.size(); ++k)
+    std::printf(" %s %lld", to_string(all_transports[k]), static_cast<long long>(carried[k]));
+  if (!refused.empty()) std::printf(" (cross-memory refused: %s)", refused.c_str());
+  std::printf("\n  categories (target tiles, all ranks):");
   for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(cat_sum[c]));
   std::printf("\n  nodes    %d, node of each rank:", nodes.nodes);
   for (int r = 0; r < np; ++r) std::printf(" %d", nodes.node_of_rank[static_cast<std::size_t>(r)]);
@@ -787,6 +826,14 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
           << ", \"inter_node_bytes\": {\"before\": " << all_bytes(relabeled.inter_node_before)
           << ", \"after\": " << all_bytes(relabeled.inter_node_after) << "}";
       f << "},\n"
+        << "  \"transport\": " << json_string(data_path(carried)) << ",\n"
+        << "  \"transport_policy\": " << json_string(to_string(R.execution_options().transport))
+        << ",\n"
+        << "  \"transport_messages\": {";
+      for (std::size_t k = 0; k < carried.size(); ++k)
+        f << (k ? ", " : "") << json_string(to_string(all_transports[k])) << ": " << carried[k];
+      f << "},\n"
+        << "  \"cross_memory_refused\": " << json_string(refused) << ",\n"
         << "  \"nodes\": " << nodes.nodes << ",\n"
         << "  \"node_of_rank\": " << json_array(nodes.node_of_rank) << ",\n"
         << "  \"region\": {\"rows\": " << region.extent.rows << ", \"cols\": " << region.extent.cols

@@ -120,7 +120,8 @@ struct PlanStats {
   index_t schedule_bytes = 0;
   /// Nodes the communicator spans, and the elements this rank sends to / receives from
   /// ranks on other nodes (the costlier of the two link classes, Cao et al. 2020, section
-  /// 4). Planning leaves 1, 0, 0: with_node_traffic (plan/node_traffic.hpp) fills them.
+  /// 4). Planning leaves 1, 0, 0: with_node_traffic (plan/node_traffic.hpp) fills them,
+  /// and a Redistributor's plan().stats has them filled.
   int nodes = 1;
   index_t elements_sent_inter_node = 0;
   index_t elements_received_inter_node = 0;

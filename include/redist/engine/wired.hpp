@@ -35,7 +35,9 @@
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/plan/node_traffic.hpp>
 #include <redist/task_graph.hpp>
+#include <redist/topology.hpp>
 #include <redist/transform.hpp>
 #include <redist/transport/choose.hpp>
 #include <redist/transport/transports.hpp>
@@ -78,6 +80,9 @@ class Wired {
       sides.emplace(srcs, dsts, transform_.transposes());
       chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements());
     });
+    // The plan's statistics with the bytes that cross a node's link (collective the
+    // first time on this communicator; the transports use the same node map).
+    plan_.stats = with_node_traffic(plan_, node_map(comm_).node_of_rank);
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
     attach_transports(choice);
