@@ -62,6 +62,9 @@ class CompactPlan {
   /// the planning work, O(tiles per lcm period) with uniform tiles and block-cyclic grids;
   /// 0 on the per-segment path.
   index_t scanned_tiles = 0;
+  /// Column pieces the batch budget walked (Batching::packed_pieces): O(pieces per axis)
+  /// when the budget cuts batches, 0 when a bound settles one batch; per-axis path only.
+  index_t packed_pieces = 0;
   /// Messages and families merge_parts visited (plan/plan_parts.hpp), plus its sorting
   /// passes: the merging work, linear in the parts' messages; 0 for a plan of one part.
   index_t merge_steps = 0;
@@ -233,6 +236,7 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
     plan.batch = batching.batch;
     plan.batches = batching.batches();
     plan.batch_columns = std::move(batching.columns);
+    plan.packed_pieces = batching.packed_pieces;
   }
   for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})
     d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
