@@ -13,6 +13,9 @@
 
 #include <unistd.h>
 
+#include <redist/distributions/relabeled.hpp>
+#include <redist/tools/spec_distribution.hpp>
+
 #include "bench.hpp"
 
 namespace bench {
@@ -152,8 +155,9 @@ std::vector<Case> random_cases(const Options& o, int size) {
 /// layouts. Strong: 10^6 x 10^6 on more and more ranks (the rank's tiles shrink). Weak: the
 /// rank keeps 128 x 128 tiles while the matrix grows to 10^6 x 10^6 (global tiles grow
 /// 16384x). Cyclic: 1 x 1 blocks, 1 x 2 -> 2 x 1 grids on 2 ranks, the matrix growing
-/// (element-cyclic layouts are periodic, so their plan could cost the period; the
-/// per-segment plan would hold one segment per element and is not run).
+/// (element-cyclic layouts are periodic, so their plan costs the period; the per-segment
+/// plan would hold one segment per element and is not run); cyclic-spec: the same with the
+/// run-time distribution types of redist-run (issue 22, point 4).
 void plan_scaling(const mpi::communicator& comm, const Options& o, Report& report) {
   struct Row {
     std::string series;
@@ -163,6 +167,24 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
     double segment_seconds, segment_memory;  ///< the per-segment plan; < 0: not run
   };
   std::vector<Row> rows;
+  // Rank 0's compact plan of the whole M x M matrix, best of 3.
+  const auto compact = [&](const std::string& series, index_t M, int ranks, const auto& src,
+                           const auto& dst) {
+    Row row{series, M, ranks, 1e30, 0, 0, 0, 0, -1, -1};
+    for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
+      const double t0 = now();
+      const redist::CompactPlan plan =
+          redist::make_compact_plan(src, dst, redist::Region::whole({M, M}), 0, ranks);
+      row.seconds = std::min(row.seconds, now() - t0);
+      row.memory = static_cast<double>(plan.memory_bytes());
+      row.segments = static_cast<double>(plan.stats.segments_sent + plan.stats.segments_received +
+                                         plan.stats.segments_local);
+    }
+    row.global_tiles =
+        static_cast<double>(src.tiles().rows) * static_cast<double>(src.tiles().cols);
+    row.own_tiles = row.global_tiles / ranks;
+    return row;
+  };
   if (comm.rank() == 0) {
     const auto one = [&](const std::string& series, index_t M, int ranks, index_t src_tile,
                          index_t dst_tile, std::pair<int, int> src_grid,
@@ -173,15 +195,7 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
       const BcLayout dst{shape_of(M, M, dst_tile, dst_tile),
                          redist::BlockCyclic(dst_grid.first, dst_grid.second, 1, 1, dst_first)};
       const redist::Region whole = redist::Region::whole({M, M});
-      Row row{series, M, ranks, 1e30, 0, 0, 0, 0, -1, -1};
-      for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
-        const double t0 = now();
-        const redist::CompactPlan plan = redist::make_compact_plan(src, dst, whole, 0, ranks);
-        row.seconds = std::min(row.seconds, now() - t0);
-        row.memory = static_cast<double>(plan.memory_bytes());
-        row.segments = static_cast<double>(plan.stats.segments_sent + plan.stats.segments_received +
-                                           plan.stats.segments_local);
-      }
+      Row row = compact(series, M, ranks, src, dst);
       if (per_segment) {
         row.segment_seconds = 1e30;
         for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
@@ -191,9 +205,6 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
           row.segment_memory = static_cast<double>(plan.memory_bytes());
         }
       }
-      row.global_tiles =
-          static_cast<double>(src.tiles().rows) * static_cast<double>(src.tiles().cols);
-      row.own_tiles = row.global_tiles / ranks;
       rows.push_back(row);
     };
     const auto grid_pair = [&](const std::string& series, index_t M, int ranks) {
@@ -205,9 +216,20 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
                           : std::vector<int>{1024, 2048, 4096, 8192, 16384}))
       grid_pair("strong", huge, r);
     for (int s = 1; s <= (o.quick ? 32 : 128); s *= 2) grid_pair("weak", 64 * 128 * s, s * s);
-    for (index_t M :
-         (o.quick ? std::vector<index_t>{1024, 2048} : std::vector<index_t>{2048, 4096, 8192}))
-      one("cyclic", M, 2, 1, 1, {1, 2}, {2, 1}, {0, 0}, false);
+    const std::vector<index_t> cyclic_sizes =
+        o.quick ? std::vector<index_t>{1024, 2048} : std::vector<index_t>{2048, 8192, 16384};
+    for (index_t M : cyclic_sizes) one("cyclic", M, 2, 1, 1, {1, 2}, {2, 1}, {0, 0}, false);
+    // The same pair as redist-run builds it for tile storage: distributions chosen at run
+    // time, the target relabeled (the identity). They plan through their grid view
+    // (plan/grid_view.hpp); before it, on the per-segment path.
+    for (index_t M : cyclic_sizes) {
+      using redist::tools::SpecDistribution;
+      const redist::Layout src{shape_of(M, M, 1, 1), SpecDistribution(redist::BlockCyclic(1, 2))};
+      const redist::Layout dst{
+          shape_of(M, M, 1, 1),
+          redist::Relabeled<SpecDistribution>(SpecDistribution(redist::BlockCyclic(2, 1)), {0, 1})};
+      rows.push_back(compact("cyclic-spec", M, 2, src, dst));
+    }
     std::printf(
         "\n== suite plan-scaling (rank 0 of R virtual ranks; strong, weak: 64x64 -> "
         "100x100 tiles; cyclic: 1x1) ==\n");

@@ -5,7 +5,8 @@
 // both planners agree on the batches; the plan moves exactly what the unbudgeted plan moves;
 // batches are as wide as the budget allows (whole source tile columns where possible, cut
 // inside one only when it alone exceeds the budget); a budget below one column of the
-// busiest rank throws, naming that minimum, and the minimum itself works.
+// busiest rank throws, naming that minimum, and the minimum itself works; a rank whose exact
+// send + receive fits the budget settles one batch without a walk over the columns.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -392,6 +393,27 @@ TEST_CASE("batch budget: 2000^2, 1x1 tiles, small budget: cheap and within the c
     CHECK(p.stats.buffer_elements * 8 <= o.max_buffer_bytes);
     CHECK(p.batches == (N + 130) / 131);
   }
+}
+
+TEST_CASE("batch budget: a rank's exact send + receive within the budget settles one batch") {
+  // 1x1 tiles, 1x2 -> 2x1 on 2 ranks, 64^2 doubles: each rank holds 2 x 2048 elements and
+  // sends + receives 2 x 1024. Budgets from that load up need no walk over the columns;
+  // one element below it, the packer walks the 64 column pieces and cuts two batches.
+  const index_t N = 64;
+  const Layout src{test::uniform(N, N, 1, 1), BlockCyclic(1, 2)};
+  const Layout dst{test::uniform(N, N, 1, 1), BlockCyclic(2, 1)};
+  PlanOptions o;
+  o.element_bytes = 8;
+  o.max_buffer_bytes = 2 * 1024 * 8;
+  const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), 0, 2, o);
+  CHECK(p.batches == 1);
+  CHECK(p.packed_pieces == 0);
+  CHECK(p.stats.buffer_elements == 2 * 1024);
+  o.max_buffer_bytes -= 8;
+  const CompactPlan cut = make_compact_plan(src, dst, Region::whole({N, N}), 0, 2, o);
+  CHECK(cut.batches == 2);
+  CHECK(cut.packed_pieces == N);
+  CHECK(make_plan(src, dst, Region::whole({N, N}), 0, 2, o).batch_columns == cut.batch_columns);
 }
 
 }  // namespace

@@ -38,6 +38,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +66,9 @@ namespace redist {
 struct Batching {
   index_t batch = 1;
   std::vector<index_t> columns;
+  /// Column pieces the packer walked: the budget's work, O(pieces per axis); 0 when the
+  /// region, or with grid distributions a per-rank bound, fits the budget at once.
+  index_t packed_pieces = 0;
   index_t batches() const { return columns.empty() ? 0 : static_cast<index_t>(columns.size()) - 1; }
 };
 
@@ -118,6 +123,7 @@ class BatchPacker {
       tile_ = tile;
       tile_column_ = column;
     }
+    ++added_;
     pieces_.push_back(TilePiece{column, width, static_cast<index_t>(loads_.size()),
                                 static_cast<index_t>(last - first)});
     for (const RankLoad* l = first; l != last; ++l) {
@@ -129,6 +135,8 @@ class BatchPacker {
 
   /// The largest load of one element column over all pieces and ranks so far.
   index_t busiest() const { return busiest_; }
+  /// Column pieces added so far.
+  index_t added() const { return added_; }
 
   /// Closes the last batch; returns the boundaries (Batching::columns) of a region
   /// `width` columns wide.
@@ -206,7 +214,7 @@ class BatchPacker {
   std::vector<TilePiece> pieces_;
   std::vector<RankLoad> loads_;
   std::vector<index_t> starts_{0};
-  index_t tile_ = -1, tile_column_ = 0, batch_begin_ = 0, busiest_ = 0;
+  index_t tile_ = -1, tile_column_ = 0, batch_begin_ = 0, busiest_ = 0, added_ = 0;
   bool infeasible_ = false;
 };
 
@@ -246,8 +254,7 @@ class GridLoads {
   /// The most elements any rank holds in the region, source and target together: a
   /// bound on its send + receive in any batch, at O(grid) cost once the axes are scanned.
   index_t holdings_bound() {
-    const AxisGroups cols =
-        make_axis_groups<Axis::col>(src_, dst_, r_, [](int, int) { return true; });
+    const AxisGroups& cols = col_groups();
     const auto sum = [&](const auto& layout, bool source) {
       const auto& d = layout.distribution();
       const int P = grid(layout).rows, Q = grid(layout).cols;
@@ -277,43 +284,57 @@ class GridLoads {
     return most;
   }
 
+  /// The most elements any rank sends plus receives over the whole region: exact, at
+  /// O(column classes x row classes) cost once the axes are scanned. Within the budget, the
+  /// packer would put every column in one batch, so it need not walk the columns.
+  index_t busiest_total() {
+    const AxisGroups& cols = col_groups();
+    std::vector<index_t> total(sums_.value.size(), 0);
+    std::vector<RankLoad> loads;
+    for (int q = 0; q < grid(src_).cols; ++q)
+      for (int qt = 0; qt < grid(dst_).cols; ++qt) {
+        const auto [g0, g1] = cols.groups_of(q, qt);
+        index_t columns = 0;
+        for (index_t g = g0; g < g1; ++g)
+          columns += cols.groups()[static_cast<std::size_t>(g)].elements();
+        if (columns == 0) continue;
+        loads.clear();
+        class_loads(q, qt, loads);
+        for (const RankLoad& l : loads) {  // saturated: an overflow does not fit anyway
+          index_t& t = total[static_cast<std::size_t>(l.rank)];
+          index_t add = 0;
+          if (__builtin_mul_overflow(l.elements, columns, &add) ||
+              __builtin_add_overflow(t, add, &t))
+            t = INT64_MAX;
+        }
+      }
+    return total.empty() ? 0 : *std::max_element(total.begin(), total.end());
+  }
+
   /// Feeds every column piece of the region, with its class's loads, to `packer`.
   void pack(BatchPacker& packer) {
     const auto& sd = src_.distribution();
     const auto& dd = dst_.distribution();
-    const int Ps = grid(src_).rows, Qt = grid(dst_).cols, Pt = grid(dst_).rows;
+    const int Qt = grid(dst_).cols;
     const std::size_t classes =
         static_cast<std::size_t>(grid(src_).cols) * static_cast<std::size_t>(Qt);
     std::vector<index_t> first(classes, -1), count(classes, 0);
-    std::vector<int> src_rank(static_cast<std::size_t>(Ps)), dst_rank(static_cast<std::size_t>(Pt));
     std::vector<RankLoad> loads;
-    for_each_axis_piece(
-        src_.shape().cols(), dst_.shape().cols(), r_.axis<Axis::col>(),
-        [&](const Piece& c, index_t column) {
-          const int q = static_cast<int>(sd.grid_col(c.src_tile));
-          const int qt = static_cast<int>(dd.grid_col(c.dst_tile));
-          const std::size_t k = static_cast<std::size_t>(q) * static_cast<std::size_t>(Qt) +
-                                static_cast<std::size_t>(qt);
-          if (first[k] < 0) {
-            for (int p = 0; p < Ps; ++p)
-              src_rank[static_cast<std::size_t>(p)] = static_cast<int>(sd.rank_of(GridCoord{p, q}));
-            for (int pt = 0; pt < Pt; ++pt)
-              dst_rank[static_cast<std::size_t>(pt)] =
-                  static_cast<int>(dd.rank_of(GridCoord{pt, qt}));
-            for (const RowClass& rc : row_classes_) {
-              const int s = src_rank[static_cast<std::size_t>(rc.p)];
-              const int t = dst_rank[static_cast<std::size_t>(rc.pt)];
-              if (s == t) continue;
-              sums_.add(s, rc.rows);
-              sums_.add(t, rc.rows);
-            }
-            first[k] = static_cast<index_t>(loads.size());
-            sums_.take(loads);
-            count[k] = static_cast<index_t>(loads.size()) - first[k];
-          }
-          const RankLoad* l = loads.data() + first[k];
-          packer.add(c.src_tile, column, c.length, l, l + count[k]);
-        });
+    for_each_axis_piece(src_.shape().cols(), dst_.shape().cols(), r_.axis<Axis::col>(),
+                        [&](const Piece& c, index_t column) {
+                          const int q = static_cast<int>(sd.grid_col(c.src_tile));
+                          const int qt = static_cast<int>(dd.grid_col(c.dst_tile));
+                          const std::size_t k =
+                              static_cast<std::size_t>(q) * static_cast<std::size_t>(Qt) +
+                              static_cast<std::size_t>(qt);
+                          if (first[k] < 0) {
+                            first[k] = static_cast<index_t>(loads.size());
+                            class_loads(q, qt, loads);
+                            count[k] = static_cast<index_t>(loads.size()) - first[k];
+                          }
+                          const RankLoad* l = loads.data() + first[k];
+                          packer.add(c.src_tile, column, c.length, l, l + count[k]);
+                        });
   }
 
  private:
@@ -330,11 +351,33 @@ class GridLoads {
     return {static_cast<int>(g.rows), static_cast<int>(g.cols)};
   }
 
+  // Appends every rank's load of one element column of column class (q, qt) to `out`.
+  void class_loads(int q, int qt, std::vector<RankLoad>& out) {
+    const auto& sd = src_.distribution();
+    const auto& dd = dst_.distribution();
+    for (const RowClass& rc : row_classes_) {
+      const int s = static_cast<int>(sd.rank_of(GridCoord{rc.p, q}));
+      const int t = static_cast<int>(dd.rank_of(GridCoord{rc.pt, qt}));
+      if (s == t) continue;
+      sums_.add(s, rc.rows);
+      sums_.add(t, rc.rows);
+    }
+    sums_.take(out);
+  }
+
+  // The column axis's groups, scanned once.
+  const AxisGroups& col_groups() {
+    if (!cols_)
+      cols_.emplace(make_axis_groups<Axis::col>(src_, dst_, r_, [](int, int) { return true; }));
+    return *cols_;
+  }
+
   const SrcLayout& src_;
   const DstLayout& dst_;
   const Region& r_;
   RankSums sums_;
   std::vector<RowClass> row_classes_;
+  std::optional<AxisGroups> cols_;
 };
 
 /// Feeds every column piece with its loads to `packer`, for any distributions: owners
@@ -368,7 +411,9 @@ void pack_tiles(const SrcLayout& src, const DstLayout& dst, const Region& r, int
 /// `batch` == 0: the widest batches, whole source tile columns where possible, within
 /// the budget: for every rank and batch, (send + receive elements) * element_bytes <=
 /// max_buffer_bytes (see the file comment). When the whole region's bytes fit the
-/// budget, one batch at no further cost.
+/// budget, one batch at no further cost; with grid distributions also when every rank's
+/// holdings, or its exact send + receive over the region, fit (O(lcm period), no walk over
+/// the columns).
 /// @pre r is not empty and fits both layouts; batch >= 0; element_bytes >= 1.
 /// @post every rank computes the same Batching (global quantities only).
 /// @throws invalid_argument naming max_buffer_bytes and the feasible minimum when
@@ -403,9 +448,13 @@ Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& 
                 GridDistribution<typename DstLayout::distribution_type>) {
     GridLoads loads(src, dst, r, comm_size);
     // No rank moves more than it holds: if every rank's holdings fit, one batch.
-    index_t bound_bytes = 0;
-    if (!__builtin_mul_overflow(loads.holdings_bound(), element_bytes, &bound_bytes) &&
-        bound_bytes <= max_buffer_bytes) {
+    // Nor more than its exact send + receive over the whole region (a rank that sends
+    // and keeps much can hold more than the budget and still move less).
+    const auto fits = [&](index_t elements) {
+      index_t bytes = 0;
+      return !__builtin_mul_overflow(elements, element_bytes, &bytes) && bytes <= max_buffer_bytes;
+    };
+    if (fits(loads.holdings_bound()) || fits(loads.busiest_total())) {
       out.batch = src_cols;
       out.columns = {0, r.extent.cols};
       return out;
@@ -421,6 +470,7 @@ Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& 
                                         " bytes (send + receive of one region column on the "
                                         "busiest rank)",
                                     "max_buffer_bytes", max_buffer_bytes));
+  out.packed_pieces = packer.added();
   out.columns = packer.finish(r.extent.cols);
   out.batch = out.batches() == 1 ? src_cols : 0;
   return out;

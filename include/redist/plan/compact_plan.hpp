@@ -19,6 +19,9 @@
 ///   kept after the scanned groups). Cost: O(pieces per lcm period + families) time with uniform
 ///   tiles and block-cyclic distributions, O(pieces per axis + families) otherwise, and O(groups +
 ///   families) memory; nothing proportional to the number of segments.
+///   Distributions that are grids only at run time (tools::SpecDistribution holding a
+///   BlockCyclic, a relabeling of one) take this path through their grid view
+///   (plan/grid_view.hpp).
 /// - Any other pair (random, owner table, band, user types, or one grid side only):
 ///   the per-segment enumeration of make_plan (only the tiles this rank owns), whose
 ///   consecutive row pieces of one column piece for one peer are merged into one family
@@ -39,6 +42,7 @@
 #include <redist/plan.hpp>
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/block_family.hpp>
+#include <redist/plan/grid_view.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 
@@ -62,6 +66,9 @@ class CompactPlan {
   /// the planning work, O(tiles per lcm period) with uniform tiles and block-cyclic grids;
   /// 0 on the per-segment path.
   index_t scanned_tiles = 0;
+  /// Column pieces the batch budget walked (Batching::packed_pieces): O(pieces per axis)
+  /// when the budget cuts batches, 0 when a bound settles one batch; per-axis path only.
+  index_t packed_pieces = 0;
   /// Messages and families merge_parts visited (plan/plan_parts.hpp), plus its sorting
   /// passes: the merging work, linear in the parts' messages; 0 for a plan of one part.
   index_t merge_steps = 0;
@@ -233,6 +240,7 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
     plan.batch = batching.batch;
     plan.batches = batching.batches();
     plan.batch_columns = std::move(batching.columns);
+    plan.packed_pieces = batching.packed_pieces;
   }
   for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})
     d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
@@ -411,8 +419,9 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
 /// Plans rank `rank`'s part of moving region `r` from `src` to `dst` among `comm_size`
 /// ranks, as block families. Same inputs, checks and errors as make_plan (the same
 /// functions run), same statistics; the families move exactly make_plan's segments.
-/// Cost: O(pieces per axis + families) when both distributions are grids (per lcm period
-/// instead of per axis with uniform tiles and block-cyclic grids), else that of make_plan;
+/// Cost: O(pieces per axis + families) when both distributions are grids, at compile time
+/// or by their values (plan/grid_view.hpp), per lcm period instead of per axis with uniform
+/// tiles and block-cyclic grids; else that of make_plan;
 /// plus, when some rank's region elements exceed max_buffer_bytes, the budget's pass over
 /// the column pieces (plan/batch_budget.hpp).
 /// @throws region_error if r does not fit; distribution_error if a distribution uses
@@ -425,18 +434,34 @@ CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const 
 template <class SrcLayout, class DstLayout>
 CompactPlan make_compact_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
                               int comm_size, PlanOptions options = {}) {
+  using SD = typename SrcLayout::distribution_type;
+  using DD = typename DstLayout::distribution_type;
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
   CompactPlan plan;
-  if constexpr (GridDistribution<typename SrcLayout::distribution_type> &&
-                GridDistribution<typename DstLayout::distribution_type>) {
-    if (r.empty()) {
-      plan.rank = rank;
-      plan.comm_size = comm_size;
-      plan.options = options;
-      plan.per_axis = true;
-    } else {
+  const auto empty_grid_plan = [&] {
+    plan.rank = rank;
+    plan.comm_size = comm_size;
+    plan.options = options;
+    plan.per_axis = true;
+  };
+  if constexpr (GridDistribution<SD> && GridDistribution<DD>) {
+    if (r.empty())
+      empty_grid_plan();
+    else
       plan = detail::grid_compact_plan(src, dst, r, rank, comm_size, options);
-    }
+  } else if constexpr (MaybeGridDistribution<SD> && MaybeGridDistribution<DD>) {
+    // Grids at run time (plan/grid_view.hpp): the same per-axis path on layouts of the
+    // viewed grids, which own what the given distributions own.
+    auto sg = detail::as_grid(src.distribution());
+    auto dg = detail::as_grid(dst.distribution());
+    if (!sg || !dg)
+      plan = detail::tile_compact_plan(src, dst, r, rank, comm_size, options);
+    else if (r.empty())
+      empty_grid_plan();
+    else
+      plan = detail::grid_compact_plan(Layout(src.shape(), std::move(*sg)),
+                                       Layout(dst.shape(), std::move(*dg)), r, rank, comm_size,
+                                       options);
   } else {
     plan = detail::tile_compact_plan(src, dst, r, rank, comm_size, options);
   }

@@ -27,7 +27,7 @@ namespace redist {
 /// Merges the plans of the parts of one move (one rank's, all made for the same rank,
 /// communicator size and options) into one; parts[k] is part k's plan, and several parts
 /// may point at one plan (parts of the same layouts and region), whose groups they then
-/// share. Statistics add up (scanned_tiles: once per distinct plan). Cost:
+/// share. Statistics add up (scanned_tiles, packed_pieces: once per distinct plan). Cost:
 /// O(K + groups + families + messages + comm_size + batches), recorded in
 /// CompactPlan::merge_steps.
 /// @pre !parts.empty(); every part's families have part == 0.
@@ -70,6 +70,7 @@ inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
     plan.row_groups.insert(plan.row_groups.end(), p->row_groups.begin(), p->row_groups.end());
     plan.col_groups.insert(plan.col_groups.end(), p->col_groups.begin(), p->col_groups.end());
     plan.scanned_tiles += p->scanned_tiles;
+    plan.packed_pieces += p->packed_pieces;
   }
   plan.merge_steps += static_cast<index_t>(parts.size());
   // One direction: messages of every part in (batch, peer) order, merged where equal.

@@ -5,6 +5,7 @@
 /// tiles are stored.
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <variant>
 
@@ -42,6 +43,12 @@ class SpecDistribution {
     std::visit([&](const auto& d) { for_each_owned_tile(d, rank, box, f); }, d_);
   }
   const variant_type& get() const { return d_; }
+  /// The BlockCyclic held, if it is one (plan/grid_view.hpp): such a layout is planned per
+  /// lcm period, not per segment.
+  friend std::optional<BlockCyclic> grid_view(const SpecDistribution& d) {
+    if (const BlockCyclic* b = std::get_if<BlockCyclic>(&d.d_)) return *b;
+    return std::nullopt;
+  }
   /// The same distribution with the same parameters (parts of equal layouts share a plan).
   friend bool operator==(const SpecDistribution&, const SpecDistribution&) = default;
   /// Exact: which distribution and its own fingerprint (fingerprint.hpp).
