@@ -42,7 +42,7 @@ class Direct {
     for (std::size_t m = 0; m < how.size(); ++m) {
       if (!reads_in_place(how[m])) continue;
       const Message& msg = link_->messages.sent(m);
-      link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, ack_tag),
+      link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, read_ack_tag),
                             {msg.peer, 0});
       link_->requests->post_send(link_->comm.isend(msg.peer, data_tag(msg.batch), &note_out_[m], 1),
                                  {msg.peer, 8});
@@ -60,7 +60,7 @@ class Direct {
   void consumed(std::size_t m) {
     link_->exec->fence();
     const int peer = link_->messages.received(m).peer;
-    link_->requests->post_send(link_->comm.isend(peer, ack_tag), {peer, 0});
+    link_->requests->post_send(link_->comm.isend(peer, read_ack_tag), {peer, 0});
   }
 
   /// A note: the sender's source is ready, every chunk of the message is readable where

@@ -48,6 +48,11 @@ struct Completion {
 inline constexpr int tag_base = 7100;
 inline constexpr int ack_tag = tag_base - 1;
 inline constexpr int describe_tag = tag_base - 2;
+/// Acks of messages read in place (transport/direct.hpp), apart from the window's: both are
+/// posted between the same two ranks, the window's per batch, these for the whole run,
+/// and one kind must never complete the other's request (a window ack taken as a later
+/// batch's read ack held that batch's Finish forever).
+inline constexpr int read_ack_tag = tag_base - 3;
 inline int data_tag(index_t batch) { return tag_base + static_cast<int>(batch % 16384); }
 
 /// What a transport reports to the executor: received chunk c is readable (at `at`, the
