@@ -195,6 +195,33 @@ read -r before after measured nodes < <(inter_node_bytes "$work/run.$((count - 1
 [[ $(local_bytes "$work/run.$((count - 1)).json") -eq $relabeled ]] ||
   fail "--relabel nodes on one node: not the flat relabeling's local bytes"
 
+# --transport: what carried the messages (docs/transports.md), in the report and the JSON.
+# transport_of FILE: "PATH POLICY CROSS-MEMORY WINDOW REFUSED?" of a run's JSON.
+transport_of() {
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); m=j['transport_messages']
+print(j['transport'], j['transport_policy'], m['cross-memory'], m['node-window'],
+      'refused' if j['cross_memory_refused'] else 'none')" "$1"
+}
+transport_args=(--src 512x256/512x64/bc:1x2/scalapack --dst 512x256/128x256/bc:2x1/scalapack --repeat 1)
+expect_ok 2 "${transport_args[@]}" --transport cross-memory
+read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
+[[ $path == cross-memory && $policy == cross-memory && $cma -gt 0 && $window -eq 0 &&
+  $refused == none ]] || fail "--transport cross-memory: $path $policy $cma $window $refused"
+expect_line "^  transport cross-memory: messages point-to-point 0 node-window 0 direct 0 cross-memory $cma$"
+REDIST_CROSS_MEMORY_PROBE=fail expect_ok 2 "${transport_args[@]}" --transport cross-memory
+read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
+[[ $path == node-window && $cma -eq 0 && $window -gt 0 && $refused == refused ]] ||
+  fail "--transport cross-memory, probe refused: $path $cma $window $refused"
+expect_ok 2 "${transport_args[@]}" --transport point-to-point
+read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
+[[ $path == point-to-point && $policy == point-to-point ]] ||
+  fail "--transport point-to-point: $path $policy"
+expect_ok 1 --src 512x256/512x64/bc:1x1/scalapack --dst 512x256/128x256/bc:1x1 --repeat 1 \
+  --transport node-window
+read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
+[[ $path == none ]] || fail "one rank: messages carried by $path"
+expect_usage 2 --transport "${transport_args[@]}" --transport shm
+
 # --dot writes rank 0's task graph.
 dot=$work/graph.dot
 run 4 --src 30x30/10x10/bc:2x2 --dst 30x30/30x30/bc:1x1 --dot "$dot"
