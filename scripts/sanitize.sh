@@ -61,6 +61,11 @@ fi
 export OMP_NUM_THREADS=1
 ASAN_OPTIONS="$common:detect_leaks=0" run "MPI tests, 2 ranks" \
   mpiexec "${mpi_flags[@]}" -np 2 "$build/tests/redist-mpi-tests"
+# The cross-memory transport forced: the kernel writes into the targets and the bounce
+# buffer, the sanitizers check everything around it (docs/transports.md).
+REDIST_TRANSPORT=cross-memory ASAN_OPTIONS="$common:detect_leaks=0" \
+  run "MPI tests, 2 ranks, cross-memory forced" \
+  mpiexec "${mpi_flags[@]}" -np 2 "$build/tests/redist-mpi-tests"
 ASAN_OPTIONS="$common:detect_leaks=0" run "device suite (host memory), 3 ranks" \
   mpiexec "${mpi_flags[@]}" -np 3 "$build/tests/redist-device-tests"
 
