@@ -694,9 +694,9 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   std::vector<std::vector<std::string>> all_bad;
   boost::mpi::gather(comm, first_bad, all_bad, 0);
 
-  // Statistics, gathered to rank 0; the node fields from this communicator's node map.
+  // Statistics, gathered to rank 0 (the node fields filled when the engine was wired).
   const NodeMap& nodes = node_map(comm);
-  const PlanStats s = with_node_traffic(R.plan(), nodes.node_of_rank);
+  const PlanStats& s = R.plan().stats;
   const index_t esize = static_cast<index_t>(sizeof(T));
   std::vector<index_t> sent, recv, local, inter_sent, inter_recv, buffers, plans, schedules;
   boost::mpi::gather(comm, s.elements_sent * esize, sent, 0);
