@@ -42,4 +42,5 @@
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
 #include <redist/transform.hpp>
+#include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
