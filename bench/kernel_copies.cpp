@@ -22,7 +22,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/copy_program.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
 
 namespace {
 
@@ -73,6 +74,9 @@ void bench(const char* type, index_t n, index_t blk, int repeat) {
   const Kokkos::DefaultHostExecutionSpace exec;
   for (const Variant& v : variants) {
     redist::CopyPool<T> pool;
+    if (v.scaled)
+      pool.op = redist::ElementOp<T>(redist::Transform<T>{
+          v.transposed ? redist::Op::transpose : redist::Op::none, T(v.alpha), T(v.beta)});
     pool.runs.push_back(redist::RowRun{0, 0, blk});
     for (index_t bj = 0; bj < blocks; ++bj)
       for (index_t bi = 0; bi < blocks; ++bi) {
@@ -90,9 +94,6 @@ void bench(const char* type, index_t n, index_t blk, int repeat) {
         c.members = 1;
         c.col_len = blk;
         c.transposed = v.transposed;
-        if (v.scaled)
-          c.scale_by(redist::Transform<T>{v.transposed ? redist::Op::transpose : redist::Op::none,
-                                          T(v.alpha), T(v.beta)});
         pool.copies.push_back(c);
       }
     report(v.name, median_seconds(repeat, [&] {

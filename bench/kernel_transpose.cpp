@@ -1,5 +1,5 @@
 /// @file bench/kernel_transpose.cpp
-/// Microbenchmark of the host transposed copy (copy_program.hpp, detail::transpose and
+/// Microbenchmark of the host transposed copy (copy/host_transpose.hpp, detail::transpose and
 /// the scaled path) against the memory bound measured in the same run: memcpy and
 /// streaming memcpy of the same bytes. One core, one matrix; the transpose is called in
 /// runs of `run` source columns, as a copy program calls it (case a: runs of 100).
@@ -19,8 +19,9 @@
 #include <string>
 #include <vector>
 
-#include <redist/copy_kernel.hpp>
-#include <redist/copy_program.hpp>
+#include <redist/copy/element_op.hpp>
+#include <redist/copy/host_primitives.hpp>
+#include <redist/copy/host_transpose.hpp>
 
 namespace {
 
@@ -120,12 +121,9 @@ void run(const char* type, index_t M, index_t N, index_t run_len, index_t blk, i
               redist::detail::transpose(s, lda, d, ldb, rows, cols, streaming);
             });
   // The scaled path (alpha = 1, beta = 0 through the scaled loop all the same).
-  redist::StridedCopy<T> c;
-  c.scale_by(redist::Transform<T>{redist::Op::transpose, T(1), T(0)});
-  c.scaled = true;
+  const redist::ElementOp<T> op(redist::Transform<T>{redist::Op::transpose, T(1), T(0)});
   variant("transpose scaled (a=1,b=0)", [&](const T* s, T* d, index_t rows, index_t cols) {
-    redist::detail::transpose(s, lda, d, ldb, rows, cols, false,
-                              [&c](T& x, const T& v) { c.put(x, v); });
+    redist::detail::transpose(s, lda, d, ldb, rows, cols, false, op);
   });
 }
 

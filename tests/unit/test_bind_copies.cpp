@@ -14,9 +14,10 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/copy_program.hpp>
-#include <redist/engine/bind_copies.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
 #include <redist/distributions/block_cyclic.hpp>
+#include <redist/engine/bind_copies.hpp>
 #include <redist/layout.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
