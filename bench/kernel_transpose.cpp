@@ -9,7 +9,6 @@
 /// Prints median seconds and GB/s (bytes read) per variant.
 
 #include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -23,21 +22,12 @@
 #include <redist/copy/host_primitives.hpp>
 #include <redist/copy/host_transpose.hpp>
 
+#include "kernel_timing.hpp"
+
 namespace {
 
+using bench::median_seconds;
 using redist::index_t;
-
-double median_seconds(int repeat, const std::function<void()>& f) {
-  std::vector<double> t;
-  f();  // warm-up: page faults, caches
-  for (int k = 0; k < repeat; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 /// Reference: scalar 8 x 8 tiles through a local array, in 64 x 64 panels (source
 /// rows outer): what the compiler makes of a plain tiled loop.
