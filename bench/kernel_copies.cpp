@@ -6,7 +6,7 @@
 /// memcpy of the same bytes. The default execution space's threads; results in
 /// bench/README.md ("Copy programs").
 ///
-///   bench-kernel_copies [n blk repeat]
+///   build/bench/kernel_copies [n blk repeat]
 ///
 /// Prints median seconds, GB/s (bytes read from the source) and the best call's seconds
 /// per variant.
