@@ -84,10 +84,14 @@ void run_copies(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRu
                 const ColumnMember* members, const ElementOp<T>& op, std::size_t first,
                 std::size_t end) {
   if (end <= first) return;
-  if (op.plain())
-    CopyRunner<ExecSpace>::run(exec, copies, runs, members, Assign{}, first, end);
-  else
-    CopyRunner<ExecSpace>::run(exec, copies, runs, members, op, first, end);
+  // An element type without arithmetic is always plain: one kernel, not two.
+  if constexpr (ScalableElement<T>) {
+    if (!op.plain()) {
+      CopyRunner<ExecSpace>::run(exec, copies, runs, members, op, first, end);
+      return;
+    }
+  }
+  CopyRunner<ExecSpace>::run(exec, copies, runs, members, Assign{}, first, end);
 }
 
 /// Host pools: runs copies [first, end) of `pool`.
