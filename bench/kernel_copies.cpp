@@ -75,18 +75,18 @@ void run_variants(const char* type, index_t n, index_t blk, int repeat) {
         // Target block (bi, bj) from source block (bi, bj), or (bj, bi) read transposed.
         const index_t src = v.transposed ? bj * blk + bi * blk * lds : bi * blk + bj * blk * lds;
         pool.members.push_back(redist::ColumnMember{src, bi * blk + bj * blk * ldd});
-        redist::StridedCopy<T> c;
-        c.src = a.data();
-        c.dst = b.data();
-        c.lds = lds;
-        c.ldd = ldd;
-        c.run_first = 0;
-        c.runs = 1;
-        c.member_first = static_cast<index_t>(pool.members.size()) - 1;
-        c.members = 1;
-        c.col_len = blk;
-        c.transposed = v.transposed;
-        pool.copies.push_back(c);
+        pool.copies.push_back(redist::StridedCopy<T>{
+            .src = a.data(),
+            .dst = b.data(),
+            .lds = lds,
+            .ldd = ldd,
+            .run_first = 0,
+            .runs = 1,
+            .member_first = static_cast<index_t>(pool.members.size()) - 1,
+            .members = 1,
+            .col_len = blk,
+            .transposed = v.transposed,
+        });
       }
     report(v.name, sorted_seconds(repeat, [&] {
              redist::run_copies(exec, pool, 0, pool.copies.size());
