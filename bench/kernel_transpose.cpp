@@ -1,5 +1,5 @@
 /// @file bench/kernel_transpose.cpp
-/// Microbenchmark of the host transposed copy (copy_program.hpp, detail::transpose and
+/// Microbenchmark of the host transposed copy (copy/host_transpose.hpp, detail::transpose and
 /// the scaled path) against the memory bound measured in the same run: memcpy and
 /// streaming memcpy of the same bytes. One core, one matrix; the transpose is called in
 /// runs of `run` source columns, as a copy program calls it (case a: runs of 100).
@@ -9,7 +9,6 @@
 /// Prints median seconds and GB/s (bytes read) per variant.
 
 #include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -19,24 +18,16 @@
 #include <string>
 #include <vector>
 
-#include <redist/copy_kernel.hpp>
-#include <redist/copy_program.hpp>
+#include <redist/copy/element_op.hpp>
+#include <redist/copy/host_primitives.hpp>
+#include <redist/copy/host_transpose.hpp>
+
+#include "kernel_timing.hpp"
 
 namespace {
 
+using bench::median_seconds;
 using redist::index_t;
-
-double median_seconds(int repeat, const std::function<void()>& f) {
-  std::vector<double> t;
-  f();  // warm-up: page faults, caches
-  for (int k = 0; k < repeat; ++k) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 /// Reference: scalar 8 x 8 tiles through a local array, in 64 x 64 panels (source
 /// rows outer): what the compiler makes of a plain tiled loop.
@@ -120,12 +111,9 @@ void run(const char* type, index_t M, index_t N, index_t run_len, index_t blk, i
               redist::detail::transpose(s, lda, d, ldb, rows, cols, streaming);
             });
   // The scaled path (alpha = 1, beta = 0 through the scaled loop all the same).
-  redist::StridedCopy<T> c;
-  c.scale_by(redist::Transform<T>{redist::Op::transpose, T(1), T(0)});
-  c.scaled = true;
+  const redist::ElementOp<T> op(redist::Transform<T>{redist::Op::transpose, T(1), T(0)});
   variant("transpose scaled (a=1,b=0)", [&](const T* s, T* d, index_t rows, index_t cols) {
-    redist::detail::transpose(s, lda, d, ldb, rows, cols, false,
-                              [&c](T& x, const T& v) { c.put(x, v); });
+    redist::detail::transpose(s, lda, d, ldb, rows, cols, false, op);
   });
 }
 

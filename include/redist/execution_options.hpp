@@ -79,7 +79,7 @@ struct ExecutionOptions {
   /// the sender packs chunk k + 1 (pipelining).
   index_t chunk_bytes = index_t{1} << 21;
   /// Streaming (non-temporal) stores into the target and send buffers; automatic: when a
-  /// rank writes at least `streaming_threshold_bytes` per execution (copy_kernel.hpp).
+  /// rank writes at least `streaming_threshold_bytes` per execution (copy/host_primitives.hpp).
   Toggle streaming = Toggle::automatic;
   index_t streaming_threshold_bytes = index_t{16} << 20;
   /// MPI-3 shared-memory windows between the ranks of a node (shared-window and direct

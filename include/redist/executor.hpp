@@ -1,6 +1,6 @@
 #pragma once
 /// @file executor.hpp
-/// Runs one rank's task graph (task_graph.hpp): copy programs (copy_program.hpp) on an
+/// Runs one rank's task graph (task_graph.hpp): copy programs (copy/run_copies.hpp) on an
 /// execution-space instance, messages through the transports (transport/transport.hpp).
 ///
 /// The loop: tasks whose predecessors are done run from ready queues (Init, then Send,
@@ -32,7 +32,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
 
-#include <redist/copy_kernel.hpp>
+#include <redist/copy/host_primitives.hpp>
 #include <redist/engine/wired.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>

@@ -11,8 +11,9 @@
 
 #include <redist/axis_cut.hpp>
 #include <redist/config.hpp>
-#include <redist/copy_kernel.hpp>
-#include <redist/copy_program.hpp>
+#include <redist/copy/element_op.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
 #include <redist/distribution.hpp>
 #include <redist/distributions/band.hpp>
 #include <redist/distributions/block_cyclic.hpp>
@@ -43,4 +44,5 @@
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
 #include <redist/transform.hpp>
+#include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>

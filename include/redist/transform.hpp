@@ -1,14 +1,14 @@
 #pragma once
 /// @file transform.hpp
-/// Transform while moving: the target region receives alpha * op(source region) +
-/// beta * target, with op = none, transpose or conj_transpose (as BLAS and ScaLAPACK's
-/// pxtran / pxtranc; beta = 0 overwrites without reading the target).
+/// Transform while moving (Transform, transform_op.hpp): the target region receives
+/// alpha * op(source region) + beta * target. This header plans it.
 ///
 /// A transposed move is planned as a plain move from the *transposed view* of the
 /// source layout (its tile rows are the source's tile columns, tile (m, n) belongs to
 /// the owner of source tile (n, m)), so the nine categories, the compact plan and the
 /// task graph apply to op(A) unchanged; only the copies that read the source read it
-/// transposed (copy_program.hpp), and only the copies that write the target scale.
+/// transposed (copy/strided_copy.hpp), and only the copies that write the target scale
+/// (copy/element_op.hpp).
 ///
 ///   source region R x C at (i, j)           target region C x R at (k, l)
 ///   op(A)(a, b) = A(i + b, j + a)   ->      B(k + a, l + b) = alpha op(A)(a, b) + beta B(..)
@@ -16,12 +16,9 @@
 /// Example: `static_assert(category(src, dst, r, {0, 0}, Op::transpose) == 4);` cuts
 /// target tile (0, 0) by the transposed source tiling.
 
-#include <complex>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
-#include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -32,68 +29,9 @@
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shape.hpp>
-#include <redist/triangle.hpp>
+#include <redist/transform_op.hpp>
 
 namespace redist {
-
-/// What is applied to the source region: nothing, its transpose, or its conjugate
-/// transpose (the conjugation is the identity for real and integer types).
-enum class Op : std::uint8_t { none, transpose, conj_transpose };
-
-/// An element type that alpha and beta can scale: T(0), T(1), products, sums and equality
-/// (every arithmetic type and std::complex). A plain move or a transpose needs none of
-/// it: any trivially copyable element type moves (a user's record, say).
-template <class T>
-concept ScalableElement = requires(const T& a, const T& b) {
-  T(0);
-  T(1);
-  { a* b } -> std::convertible_to<T>;
-  { a + b } -> std::convertible_to<T>;
-  { a == b } -> std::convertible_to<bool>;
-};
-
-/// target = alpha * op(source) + beta * target, in the region (or its triangle). The
-/// default is a copy.
-template <class T>
-struct Transform {
-  Op op = Op::none;
-  T alpha = T(1);
-  T beta = T(0);
-  /// The part of the target rectangle written (triangle.hpp); the rest is untouched.
-  Triangle triangle{};
-
-  bool transposes() const { return op != Op::none; }
-  /// Whether the target copies compute anything beyond a plain copy.
-  bool scales() const { return !(alpha == T(1)) || !(beta == T(0)) || op == Op::conj_transpose; }
-};
-
-namespace detail {
-template <class>
-inline constexpr bool always_false = false;
-}  // namespace detail
-
-/// The transform of an element type without arithmetic (not ScalableElement): op and
-/// triangle only. The conjugation is the identity, so op c is op t. Giving it alpha or
-/// beta does not compile, with one message naming the requirement.
-template <class T>
-requires(!ScalableElement<T>) struct Transform<T> {
-  Op op = Op::none;
-  /// The part of the target rectangle written (triangle.hpp); the rest is untouched.
-  Triangle triangle{};
-
-  constexpr Transform() = default;
-  constexpr Transform(Op o, Triangle t = {}) : op(o), triangle(t) {}
-  template <class A, class... More>
-  requires(!std::is_same_v<std::remove_cvref_t<A>, Triangle>) Transform(Op, A&&, More&&...) {
-    static_assert(detail::always_false<A>,
-                  "redist: Transform's alpha and beta need an element type with T(0), T(1), "
-                  "* and + (redist::ScalableElement); a plain move, op t and triangles need "
-                  "none");
-  }
-
-  bool transposes() const { return op != Op::none; }
-  static constexpr bool scales() { return false; }
-};
 
 /// A tile shape seen transposed: its rows are s's columns.
 template <TileShape S>
@@ -195,11 +133,6 @@ void validate_region(const Region& r, const Src& src, const Dst& dst, Op op) {
 }
 
 namespace detail {
-
-template <class T>
-struct is_complex : std::false_type {};
-template <class R>
-struct is_complex<std::complex<R>> : std::true_type {};
 
 /// A value's bytes as a fingerprint (alpha and beta are agreed bit for bit).
 template <class T>

@@ -1,4 +1,4 @@
-// Element types: what moves and what scales (transform.hpp's ScalableElement), as static
+// Element types: what moves and what scales (transform_op.hpp's ScalableElement), as static
 // checks. A record without arithmetic has a Transform of op and triangle only.
 #include <complex>
 #include <cstdint>

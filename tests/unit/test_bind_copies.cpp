@@ -14,7 +14,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/copy_program.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/engine/bind_copies.hpp>
 #include <redist/layout.hpp>

@@ -11,8 +11,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/copy_kernel.hpp>
-#include <redist/copy_program.hpp>
+#include <redist/copy/host_primitives.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
 
 #include <doctest/doctest.h>
 
@@ -119,7 +120,7 @@ long transposed_copy_errors(index_t lds, index_t ldd, index_t rows, index_t cols
   c.transposed = true;
   c.streaming = streaming;
   if constexpr (!std::is_integral_v<T>)
-    if (scaled) c.scale_by(Transform<T>{Op::transpose, T(2), T(0.5)});
+    if (scaled) pool.op = ElementOp<T>(Transform<T>{Op::transpose, T(2), T(0.5)});
   pool.copies.push_back(c);
   run_copies(Kokkos::DefaultHostExecutionSpace{}, pool, 0, 1);
   Kokkos::fence();
@@ -130,7 +131,7 @@ long transposed_copy_errors(index_t lds, index_t ldd, index_t rows, index_t cols
     const index_t x = off % ldd, y = off / ldd;  // B(x, y) = A(y, x)
     const bool inside = off >= 0 && x < cols && y < rows;
     const T a = inside ? src[static_cast<std::size_t>(so + y + x * lds)] : T(0);
-    const T want = !inside ? T(-1) : c.scaled ? T(T(2) * a + T(0.5) * T(-1)) : a;
+    const T want = !inside ? T(-1) : !pool.op.plain() ? T(T(2) * a + T(0.5) * T(-1)) : a;
     bad += !(dst[k] == want);
   }
   return bad;
@@ -200,7 +201,7 @@ TEST_CASE("transposed and scaled copies: every element, streaming or not, odd si
       c.run_first = 0, c.runs = 1, c.member_first = 0, c.members = 1, c.col_len = rows;
       c.transposed = true;
       c.streaming = streaming;
-      if (scaled) c.scale_by(Transform<double>{Op::transpose, 2.0, 0.5});
+      if (scaled) pool.op = ElementOp<double>(Transform<double>{Op::transpose, 2.0, 0.5});
       pool.copies.push_back(c);
       run_copies(Kokkos::DefaultHostExecutionSpace{}, pool, 0, 1);
       Kokkos::fence();

@@ -1,4 +1,4 @@
-// The host transpose under transposed copies (copy_program.hpp, detail::transpose): every
+// The host transpose under transposed copies (copy/host_transpose.hpp, detail::transpose): every
 // element of blocks whose edges are tiles overlapping the line-aligned tile grid, for each
 // offset of source and target in their cache lines, streaming or not, touching nothing
 // around the block.
@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include <redist/copy_kernel.hpp>
-#include <redist/copy_program.hpp>
+#include <redist/copy/host_primitives.hpp>
+#include <redist/copy/host_transpose.hpp>
 
 #include <doctest/doctest.h>
 

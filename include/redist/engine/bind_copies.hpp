@@ -2,7 +2,7 @@
 /// @file engine/bind_copies.hpp
 /// Binds the compact plan's families (plan/block_family.hpp) to memory: each slice of a
 /// family (some of its column members, task_graph.hpp) becomes StridedCopies
-/// (copy_program.hpp) between two sides (engine/matrix_sides.hpp). A side is a matrix (its
+/// (copy/strided_copy.hpp) between two sides (engine/matrix_sides.hpp). A side is a matrix (its
 /// tiles), a message buffer (the family's dense column-major block) or a peer's source
 /// read in place.
 ///
@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include <redist/copy_program.hpp>
+#include <redist/copy/strided_copy.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/index.hpp>
@@ -106,15 +106,8 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
         for (index_t a = 0; a < rows.count; ++a) {
           const Piece p = rows.member(a);
           const index_t row = row0 + a * rows.length;
-          const RowRun run{row_of(src, row, p), row_of(dst, row, p), rows.length};
-          RowRun* last = pool.runs.size() > static_cast<std::size_t>(c.run_first)
-                             ? &pool.runs.back()
-                             : nullptr;
-          if (last && last->src + last->length * src_step == run.src &&
-              last->dst + last->length == run.dst)
-            last->length += run.length;  // continues the previous run on both sides
-          else
-            pool.runs.push_back(run);
+          append_run(pool.runs, static_cast<std::size_t>(c.run_first),
+                     RowRun{row_of(src, row, p), row_of(dst, row, p), rows.length}, src_step);
         }
       }
       for (index_t b = 0; b < cols.count; ++b) {
@@ -212,13 +205,10 @@ std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice
     for (++k; !described && k < segments.size() && segments[k].b == first.b &&
               together(segments[k].src, first.src) && together(segments[k].dst, first.dst);
          ++k) {
-      const RowRun run{segments[k].src.offset - first.src.offset,
-                       segments[k].dst.offset - first.dst.offset, segments[k].length};
-      RowRun& last = pool.runs.back();
-      if (last.src + last.length * step == run.src && last.dst + last.length == run.dst)
-        last.length += run.length;  // continues the previous run on both sides
-      else
-        pool.runs.push_back(run);
+      append_run(pool.runs, static_cast<std::size_t>(c.run_first),
+                 RowRun{segments[k].src.offset - first.src.offset,
+                        segments[k].dst.offset - first.dst.offset, segments[k].length},
+                 step);
     }
     c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
     if (c.runs == 1) {

@@ -17,7 +17,9 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/copy_program.hpp>
+#include <redist/copy/element_op.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
 #include <redist/engine/bind_copies.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/cross_memory_reads.hpp>
@@ -25,7 +27,7 @@
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
 #include <redist/task_graph.hpp>
-#include <redist/transform.hpp>
+#include <redist/transform_op.hpp>
 #include <redist/transport/message_buffers.hpp>
 
 namespace redist::engine {
@@ -95,8 +97,8 @@ class BoundCopies {
         point_unpacks(c, buffers.recv_at(m));
     }
     bind(plan, plan.local, graph.local, sides.src, sides.dst, local_);
-    for (Bound* b : {&recv_, &local_})
-      for (auto& c : b->pool.copies) c.scale_by(transform);
+    // The copies that write the target apply the transform's alpha, beta and conjugation.
+    for (Bound* b : {&recv_, &local_}) b->pool.op = ElementOp<T>(transform);
     choose_streaming(plan.stats, options);
   }
 
@@ -162,7 +164,7 @@ class BoundCopies {
       if constexpr (host_memory)
         run_copies(exec, pool, range[c].first, range[c].second);
       else
-        run_copies(exec, copies.data(), runs.data(), members.data(), range[c].first,
+        run_copies(exec, copies.data(), runs.data(), members.data(), pool.op, range[c].first,
                    range[c].second);
     }
     /// Room for one copy per slice (a slice binds to at least one) and a range per chunk:
@@ -210,7 +212,7 @@ class BoundCopies {
     }
   }
 
-  /// Streaming stores when this rank writes more than the cache keeps (copy_kernel.hpp):
+  /// Streaming stores when this rank writes more than the cache keeps (copy/host_primitives.hpp):
   /// into its target, and into its send buffer, which the peer reads back only after
   /// much more has been packed. Packing streams long runs and contiguous blocks only:
   /// short runs scattered through the buffer measured slower streamed (redist-bench,
@@ -250,7 +252,7 @@ class BoundCopies {
 
   Bound send_, recv_, local_;
   CrossMemoryReads<T> reads_;
-  bool stream_pack_ = false;    ///< some packing uses streaming stores (copy_kernel.hpp)
+  bool stream_pack_ = false;    ///< some packing uses streaming stores (copy/host_primitives.hpp)
   bool stream_target_ = false;  ///< writes into the target stream
 };
 

@@ -1,7 +1,8 @@
 #pragma once
-/// @file copy_kernel.hpp
-/// Host copy primitives under the copy programs (copy_program.hpp): memcpy with streaming
-/// (non-temporal) stores, and the fence that orders them.
+/// @file copy/host_primitives.hpp
+/// Host copy primitives under the host walkers (copy/host_walkers.hpp,
+/// copy/host_transpose.hpp): memcpy with streaming (non-temporal) stores, in-register
+/// transposes of one cache line's tile, and the fence that orders streaming stores.
 
 #include <cstddef>
 #include <cstdint>

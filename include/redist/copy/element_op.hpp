@@ -1,0 +1,84 @@
+#pragma once
+/// @file copy/element_op.hpp
+/// The element operation of a pool of copies (copy/strided_copy.hpp): what one copied
+/// element writes. A pool holds one, and a runner (copy/run_copies.hpp) hands it to its
+/// kernels once per launch, by value: alpha and beta then sit in registers, not in copies
+/// that every store through a T* might alias (the compiler reloaded them after each one).
+///
+///   Assign:        d = v
+///   ElementOp<T>:  d = alpha * op(v) + beta * d   (op(v) = conj(v) for conj_transpose;
+///                                                  beta = 0 does not read d)
+///
+/// A runner applies Assign when the pool's operation is plain(), so plain copies stay
+/// memory copies (memcpy, streaming stores, in-register transposes).
+
+#include <Kokkos_Core.hpp>
+
+#include <redist/transform_op.hpp>
+
+namespace redist {
+
+/// Writes v into d: the operation of a plain copy.
+struct Assign {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION void operator()(T& d, const T& v) const {
+    d = v;
+  }
+};
+
+/// d = alpha * op(v) + beta * d for one element (see the file comment); for an element
+/// type without arithmetic (not ScalableElement) always plain, and a copy.
+template <class T>
+struct ElementOp {
+  T alpha{}, beta{};      ///< read only when scaling (never for a type without arithmetic)
+  bool conj = false;      ///< conjugate v (conj_transpose)
+  bool beta_zero = true;  ///< beta == 0: d is written, never read
+  bool scales = false;    ///< anything beyond d = v (else runners apply Assign)
+
+  ElementOp() = default;
+  /// The target side of `t`: its alpha, beta and conjugation.
+  explicit ElementOp(const Transform<T>& t) : scales(t.scales()) {
+    if constexpr (ScalableElement<T>) {
+      alpha = t.alpha;
+      beta = t.beta;
+      conj = t.op == Op::conj_transpose;
+      beta_zero = t.beta == T(0);
+    }
+  }
+
+  /// Whether d = v (Assign) does the same.
+  bool plain() const { return !scales; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(T& d, const T& v) const {
+    if constexpr (detail::is_complex<T>::value)
+      put_complex(d, v);
+    else if constexpr (ScalableElement<T>)
+      d = beta_zero ? T(alpha * v) : T(alpha * v + beta * d);
+    else
+      d = v;
+  }
+
+ private:
+  /// For std::complex, on (real, imaginary) pairs: std::complex's operators are host
+  /// functions, and this runs in device kernels too. [complex.numbers.general] makes a
+  /// std::complex<R> readable as R[2].
+  KOKKOS_INLINE_FUNCTION void put_complex(T& d, const T& v) const {
+    using R = typename T::value_type;
+    const R* x = reinterpret_cast<const R*>(&v);
+    const R* a = reinterpret_cast<const R*>(&alpha);
+    R* y = reinterpret_cast<R*>(&d);
+    const R xi = conj ? -x[1] : x[1];
+    R re = a[0] * x[0] - a[1] * xi;
+    R im = a[0] * xi + a[1] * x[0];
+    if (!beta_zero) {
+      const R* b = reinterpret_cast<const R*>(&beta);
+      const R yr = y[0], yi = y[1];
+      re += b[0] * yr - b[1] * yi;
+      im += b[0] * yi + b[1] * yr;
+    }
+    y[0] = re;
+    y[1] = im;
+  }
+};
+
+}  // namespace redist

@@ -1,0 +1,100 @@
+#pragma once
+/// @file copy/host_walkers.hpp
+/// Host walkers: how a host thread goes through one StridedCopy (copy/strided_copy.hpp),
+/// whole or one column of it, writing each element through `put` (copy/element_op.hpp):
+/// Assign for a plain copy, whose runs are then memory copies (streaming or not,
+/// copy/host_primitives.hpp) and whose transposed members are blocked transposes
+/// (copy/host_transpose.hpp); the pool's ElementOp otherwise, element by element. `put`
+/// comes by value, so alpha and beta stay in registers.
+
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
+#include <redist/copy/element_op.hpp>
+#include <redist/copy/host_primitives.hpp>
+#include <redist/copy/host_transpose.hpp>
+#include <redist/copy/strided_copy.hpp>
+#include <redist/index.hpp>
+
+namespace redist::detail {
+
+/// Copies n elements, streaming or not; short runs element by element (a call to
+/// memcpy costs more than a few loads and stores).
+template <class T>
+inline void copy_run(T* dst, const T* src, index_t n, bool streaming) {
+  if (n <= 4) {
+    for (index_t i = 0; i < n; ++i) dst[i] = src[i];
+  } else if (streaming) {
+    copy_streaming(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+  } else {
+    std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(T));
+  }
+}
+
+/// One column of copy c whose first source / target elements are s / d.
+template <class T, class Put>
+inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d,
+                            Put put) {
+  if constexpr (std::is_same_v<Put, Assign>) {
+    if (!c.transposed) {
+      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+        copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
+      return;
+    }
+  }
+  const index_t step = c.src_row_step();
+  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+    const T* sr = s + runs[r].src;
+    T* dr = d + runs[r].dst;
+    for (index_t i = 0; i < runs[r].length; ++i) put(dr[i], sr[i * step]);
+  }
+}
+
+/// Column k (of c.columns()) of copy c.
+template <class T, class Put>
+inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members,
+                        index_t k, Put put) {
+  copy_one_column(c, runs, c.src_column(members, k), c.dst_column(members, k), put);
+}
+
+/// One member of a transposed copy: each run is a transpose of `length` op-rows by
+/// col_len columns (streaming only when plain: a scaled copy reads its target).
+template <class T, class Put>
+inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d,
+                                   Put put) {
+  constexpr bool plain = std::is_same_v<Put, Assign>;
+  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+    transpose(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len,
+              plain && c.streaming, put);
+}
+
+/// All of copy c; one copy_run when it is one contiguous block on both sides.
+template <class T, class Put>
+inline void copy_whole(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members,
+                       Put put) {
+  if (c.transposed) {
+    for (index_t k = c.member_first; k < c.member_first + c.members; ++k)
+      copy_transposed_member(c, runs, c.src + members[k].src, c.dst + members[k].dst, put);
+    return;
+  }
+  if constexpr (std::is_same_v<Put, Assign>) {
+    if (c.runs == 1 && c.members == 1) {
+      const RowRun& r = runs[c.run_first];
+      if (r.length == c.lds && r.length == c.ldd) {
+        const ColumnMember& m = members[c.member_first];
+        copy_run(c.dst + m.dst + r.dst, c.src + m.src + r.src, r.length * c.col_len, c.streaming);
+        return;
+      }
+    }
+  }
+  // Members, then their columns: no division per column (copy_column's k / col_len).
+  for (index_t k = c.member_first; k < c.member_first + c.members; ++k) {
+    const T* s = c.src + members[k].src;
+    T* d = c.dst + members[k].dst;
+    for (index_t j = 0; j < c.col_len; ++j, s += c.lds, d += c.ldd)
+      copy_one_column(c, runs, s, d, put);
+  }
+}
+
+}  // namespace redist::detail
