@@ -22,7 +22,7 @@ if mpirun --version 2>&1 | grep -q "Open MPI"; then
   fi
 fi
 
-cmd=("${mpirun[@]}" -np "$np" build/examples/redist-run
+cmd=("${mpirun[@]}" -np "$np" build/apps/redist-run
      --src 8192x8192/256x256/bc:1x4 --dst 8192x8192/100x100/bc:2x2
      --verify --json build/main-report.json)
 

@@ -22,7 +22,7 @@ generator() {
 cmake -S . -B "$build" $(generator "$build") -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="$opt" \
   -DCMAKE_CXX_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
-  -DREDIST_BUILD_EXAMPLES=OFF -DREDIST_BUILD_BENCH=OFF -DREDIST_INSTALL=OFF >/dev/null
+  -DREDIST_BUILD_EXAMPLES=OFF -DREDIST_BUILD_APPS=OFF -DREDIST_BUILD_BENCH=OFF -DREDIST_INSTALL=OFF >/dev/null
 cmake --build "$build" --target redist-unit-tests redist-mpi-tests redist-device-tests -j"$jobs"
 cmake -S tests/fuzz -B "$build/fuzz" $(generator "$build/fuzz") -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="$opt" \

@@ -9,12 +9,12 @@
 #
 # Environment: MPIEXEC (default: mpiexec), MPIEXEC_FLAGS (default for Open MPI:
 # "--allow-run-as-root --oversubscribe", harness-only flags), REDIST_RUN (default:
-# BUILD_DIR/examples/redist-run), CLI_TIMEOUT seconds per run (default 120),
+# BUILD_DIR/apps/redist-run), CLI_TIMEOUT seconds per run (default 120),
 # CLI_FAST_TIMEOUT seconds for a run that must fail at once on every rank (default 30).
 set -u
 
 build=${1:?usage: run_cli_tests.sh BUILD_DIR}
-exe=${REDIST_RUN:-$build/examples/redist-run}
+exe=${REDIST_RUN:-$build/apps/redist-run}
 mpiexec=${MPIEXEC:-mpiexec}
 if [[ -z ${MPIEXEC_FLAGS+x} ]]; then
   if "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then

@@ -19,7 +19,7 @@
 # Needs root (as scripts/cluster.sh does), Open MPI's mpicxx and mpirun. Exit status: 0 all
 # passed, 1 a check failed, 77 the machine cannot host a cluster (the reason is printed).
 # Environment: CLUSTER_TIMEOUT seconds per run (default 120), REDIST_RUN (default:
-# BUILD_DIR/examples/redist-run).
+# BUILD_DIR/apps/redist-run).
 set -uo pipefail
 
 build=${1:-}
@@ -268,7 +268,7 @@ expect_clean "--rate" "$err"
 
 # --- redist ----------------------------------------------------------------------------------
 
-redist_run=${REDIST_RUN:-${build:+$build/examples/redist-run}}
+redist_run=${REDIST_RUN:-${build:+$build/apps/redist-run}}
 if [[ -n $redist_run ]]; then
   if [[ -x $redist_run ]]; then
     OMP_NUM_THREADS=1 run --ranks-per-node 2 --rate 1gbit -- "$redist_run" \

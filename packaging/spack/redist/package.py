@@ -35,6 +35,7 @@ class Redist(CMakePackage):
         args = [
             self.define("REDIST_BUILD_TESTS", False),
             self.define("REDIST_BUILD_EXAMPLES", False),
+            self.define("REDIST_BUILD_APPS", False),
             self.define("REDIST_BUILD_BENCH", False),
             self.define("REDIST_INSTALL", True),
             self.define_from_variant("REDIST_SCALAPACK_ABI", "scalapack"),
