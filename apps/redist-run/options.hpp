@@ -1,0 +1,71 @@
+#pragma once
+// redist-run's settings: what the command line asks for, checked on this rank alone
+// (parse), before the ranks agree on them (main.cpp).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <redist/execution_options.hpp>
+#include <redist/index.hpp>
+#include <redist/region.hpp>
+#include <redist/tools/layout_spec.hpp>
+#include <redist/transform_op.hpp>
+#include <redist/triangle.hpp>
+
+namespace redist_run {
+
+using namespace redist;
+using namespace redist::tools;
+
+/// Which rank plays each target role (--relabel): as given, the most data kept on its rank
+/// (best_relabeling), or the fewest bytes between nodes first (best_node_relabeling).
+enum class Relabel { off, flat, nodes };
+
+inline const char* relabel_name(Relabel r) {
+  return r == Relabel::off ? "off" : r == Relabel::flat ? "flat" : "nodes";
+}
+
+/// Bad input: the argument it came from and the message; exit status 2.
+struct UsageError {
+  std::string argument;
+  std::string message;
+};
+
+struct Options {
+  LayoutSpec src, dst;
+  std::optional<Region> region;
+  std::string type = "double";
+  index_t batch = 0;
+  int repeat = 5;
+  bool verify = false;
+  Relabel relabel = Relabel::off;
+  TransportPolicy transport = TransportPolicy::automatic;
+  std::string json, dot;
+  Op op = Op::none;
+  double alpha = 1, beta = 0;
+  Triangle triangle{};
+  index_t count = 1;  ///< matrices moved in one exchange
+};
+
+inline const char* op_name(Op op) { return op == Op::none ? "n" : op == Op::transpose ? "t" : "c"; }
+inline const char* uplo_name(Uplo u) {
+  return u == Uplo::all ? "all" : u == Uplo::lower ? "l" : "u";
+}
+
+/// Bytes of one element of a --type.
+index_t element_bytes(const std::string& type);
+
+/// Strips the "redist: <argument>: " prefix of a redist error message.
+std::string strip(const std::string& what, const std::string& argument);
+
+/// Rank 0 writes the reports: their paths must be writable before the run, not after it.
+/// @throws UsageError naming --json or --dot and why.
+void check_outputs(const Options& o);
+
+/// Parses the command line of this rank. Ranks may be given different ones (MPMD, or a
+/// script's mistake): agree_on_inputs compares them.
+/// `args` are the arguments after the program name, without --help and what Kokkos took.
+/// @throws UsageError naming the argument at fault.
+Options parse(const std::vector<char*>& args, int comm_size);
+
+}  // namespace redist_run

@@ -1,0 +1,213 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace redist_run {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// The transports that carried a move's messages (`carried[k]` of all_transports[k]),
+/// joined by '+': "cross-memory" when same-node peers read each other's sources.
+std::string data_path(const std::vector<index_t>& carried) {
+  std::string path;
+  for (std::size_t k = 0; k < carried.size(); ++k)
+    if (carried[k] > 0)
+      path += (path.empty() ? "" : "+") + std::string(to_string(all_transports[k]));
+  return path.empty() ? "none" : path;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+template <class V>
+std::string json_array(const std::vector<V>& v) {
+  std::ostringstream os;
+  os << "[";
+  for (std::size_t k = 0; k < v.size(); ++k) os << (k ? ", " : "") << v[k];
+  os << "]";
+  return os.str();
+}
+
+/// The numbers both reports derive from a Measurement.
+struct Derived {
+  double t_min, t_med;
+  index_t remote_max = 0;  ///< the most bytes one rank sends or receives
+  double bw_min, bw_med;   ///< remote_max per second (Eq. 3) at t_min and t_med
+  index_t buffer_max;
+  index_t element_bytes, count;
+
+  explicit Derived(const Options& o, const Measurement& m)
+      : t_min(*std::min_element(m.times.begin(), m.times.end())),
+        t_med(median(m.times)),
+        element_bytes(static_cast<index_t>(m.element_bytes)),
+        count(o.count) {
+    for (int r = 0; r < m.ranks; ++r) remote_max = std::max({remote_max, m.sent[r], m.recv[r]});
+    bw_min = t_min > 0 ? static_cast<double>(remote_max) / t_min : 0.0;
+    bw_med = t_med > 0 ? static_cast<double>(remote_max) / t_med : 0.0;
+    buffer_max = *std::max_element(m.buffers.begin(), m.buffers.end());
+  }
+
+  /// Bytes of all o.count matrices from elements of one.
+  index_t all_bytes(index_t elements) const { return elements * element_bytes * count; }
+};
+
+}  // namespace
+
+void print_report(const Options& o, const Region& region, const Measurement& m) {
+  const Derived d(o, m);
+  std::printf("redist-run: %d ranks, type %s (%zu bytes)\n", m.ranks, o.type.c_str(),
+              m.element_bytes);
+  std::printf("  src     %s (%lldx%lld tiles, %d ranks)\n", to_string(o.src).c_str(),
+              static_cast<long long>(m.src_tiles.rows), static_cast<long long>(m.src_tiles.cols),
+              m.src_ranks);
+  std::printf("  dst     %s (%lldx%lld tiles, %d ranks)\n", to_string(o.dst).c_str(),
+              static_cast<long long>(m.dst_tiles.rows), static_cast<long long>(m.dst_tiles.cols),
+              m.dst_ranks);
+  std::printf("  region  %s\n", to_string(region).c_str());
+  if (o.op != Op::none || o.alpha != 1 || o.beta != 0 || o.triangle.masks())
+    std::printf("  transform op %s, alpha %g, beta %g, uplo %s, diag %s\n", op_name(o.op), o.alpha,
+                o.beta, uplo_name(o.triangle.uplo), o.triangle.diag == Diag::unit ? "u" : "n");
+  if (o.count > 1)
+    std::printf("  count   %lld matrices in one exchange\n", static_cast<long long>(o.count));
+  if (m.layout) print_layout_report(stdout, *m.layout);
+  if (o.relabel != Relabel::off) {
+    std::printf("  relabel  %s (%s), target role -> rank:", relabel_name(o.relabel),
+                o.relabel == Relabel::nodes ? "fewest bytes between nodes, then the most kept"
+                                            : "the most kept on its rank");
+    for (std::size_t r = 0; r < m.rank_of_role.size(); ++r)
+      std::printf(" %zu->%d", r, m.rank_of_role[r]);
+    std::printf("\n  relabel  bytes between nodes: %lld as given, %lld relabeled\n",
+                static_cast<long long>(d.all_bytes(m.relabeled.inter_node_before)),
+                static_cast<long long>(d.all_bytes(m.relabeled.inter_node_after)));
+  }
+  std::printf("  transport %s: messages", to_string(m.transport_policy));
+  for (std::size_t k = 0; k < m.carried.size(); ++k)
+    std::printf(" %s %lld", to_string(all_transports[k]), static_cast<long long>(m.carried[k]));
+  if (!m.cross_memory_refused.empty())
+    std::printf(" (cross-memory refused: %s)", m.cross_memory_refused.c_str());
+  std::printf("\n  categories (target tiles, all ranks):");
+  for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(m.categories[c]));
+  std::printf("\n  nodes    %d, node of each rank:", m.nodes);
+  for (int r = 0; r < m.ranks; ++r) std::printf(" %d", m.node_of_rank[static_cast<std::size_t>(r)]);
+  // Inter-node: the part of sent / recv whose peer is on another node (plan/node_traffic.hpp).
+  std::printf(
+      "\n  rank      sent B      recv B     local B  inter-node sent B  inter-node recv B"
+      "    buffer B      plan B  schedule B\n");
+  for (int r = 0; r < m.ranks; ++r)
+    std::printf("  %4d %11lld %11lld %11lld %18lld %18lld %11lld %11lld %11lld\n", r,
+                static_cast<long long>(m.sent[r]), static_cast<long long>(m.recv[r]),
+                static_cast<long long>(m.local[r]), static_cast<long long>(m.inter_sent[r]),
+                static_cast<long long>(m.inter_recv[r]), static_cast<long long>(m.buffers[r]),
+                static_cast<long long>(m.plans[r]), static_cast<long long>(m.schedules[r]));
+  if (m.batch > 0)
+    std::printf("  messages %lld, batches %lld (batch = %lld source tile columns)\n",
+                static_cast<long long>(m.messages), static_cast<long long>(m.batches),
+                static_cast<long long>(m.batch));
+  else  // widths vary: cut to the buffer budget (PlanOptions::max_buffer_bytes)
+    std::printf("  messages %lld, batches %lld (of varying width, within the buffer budget)\n",
+                static_cast<long long>(m.messages), static_cast<long long>(m.batches));
+  std::printf("  plan     %.6f s\n", m.plan_time);
+  std::printf("  time     min %.6f s, median %.6f s over %d runs\n", d.t_min, d.t_med, o.repeat);
+  std::printf("  bandwidth (Eq. 3) %.3f GB/s at min time, %.3f GB/s at median\n", d.bw_min * 1e-9,
+              d.bw_med * 1e-9);
+  std::printf("  buffers  %lld B max per rank\n", static_cast<long long>(d.buffer_max));
+  std::printf(
+      "  memory   plan %lld B + schedule %lld B max per rank (beside the buffers; "
+      "max_buffer_bytes bounds the buffers only)\n",
+      static_cast<long long>(*std::max_element(m.plans.begin(), m.plans.end())),
+      static_cast<long long>(*std::max_element(m.schedules.begin(), m.schedules.end())));
+  if (o.verify) {
+    if (m.mismatches == 0) {
+      std::printf("  verify   OK: %lld target elements checked\n",
+                  static_cast<long long>(m.verified_elements));
+    } else {
+      std::printf("  verify   FAILED: %lld of %lld target elements wrong\n",
+                  static_cast<long long>(m.mismatches),
+                  static_cast<long long>(m.verified_elements));
+      int shown = 0;
+      for (const auto& v : m.first_mismatches)
+        for (const auto& line : v)
+          if (shown++ < 10) std::fprintf(stderr, "redist-run: mismatch: %s\n", line.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+void write_json_report(const Options& o, const Region& region, const Measurement& m) {
+  const Derived d(o, m);
+  std::ofstream f(o.json);
+  if (!f) {
+    std::fprintf(stderr, "redist-run: --json: cannot write '%s'\n", o.json.c_str());
+  } else {
+    f.precision(9);
+    f << "{\n"
+      << "  \"ranks\": " << m.ranks << ",\n"
+      << "  \"src\": " << json_string(to_string(o.src)) << ",\n"
+      << "  \"dst\": " << json_string(to_string(o.dst)) << ",\n"
+      << "  \"relabel\": {\"kind\": " << json_string(relabel_name(o.relabel));
+    if (o.relabel != Relabel::off)
+      f << ", \"rank_of_role\": " << json_array(m.rank_of_role)
+        << ", \"inter_node_bytes\": {\"before\": " << d.all_bytes(m.relabeled.inter_node_before)
+        << ", \"after\": " << d.all_bytes(m.relabeled.inter_node_after) << "}";
+    f << "},\n"
+      << "  \"transport\": " << json_string(data_path(m.carried)) << ",\n"
+      << "  \"transport_policy\": " << json_string(to_string(m.transport_policy)) << ",\n"
+      << "  \"transport_messages\": {";
+    for (std::size_t k = 0; k < m.carried.size(); ++k)
+      f << (k ? ", " : "") << json_string(to_string(all_transports[k])) << ": " << m.carried[k];
+    f << "},\n"
+      << "  \"cross_memory_refused\": " << json_string(m.cross_memory_refused) << ",\n"
+      << "  \"nodes\": " << m.nodes << ",\n"
+      << "  \"node_of_rank\": " << json_array(m.node_of_rank) << ",\n"
+      << "  \"region\": {\"rows\": " << region.extent.rows << ", \"cols\": " << region.extent.cols
+      << ", \"src_origin\": [" << region.src_origin.i << ", " << region.src_origin.j
+      << "], \"dst_origin\": [" << region.dst_origin.i << ", " << region.dst_origin.j
+      << "], \"text\": " << json_string(to_string(region)) << "},\n"
+      << "  \"type\": " << json_string(o.type) << ",\n"
+      << "  \"op\": " << json_string(op_name(o.op)) << ",\n"
+      << "  \"alpha\": " << o.alpha << ",\n"
+      << "  \"beta\": " << o.beta << ",\n"
+      << "  \"uplo\": " << json_string(uplo_name(o.triangle.uplo)) << ",\n"
+      << "  \"diag\": " << json_string(o.triangle.diag == Diag::unit ? "u" : "n") << ",\n"
+      << "  \"count\": " << o.count << ",\n"
+      << "  \"element_bytes\": " << m.element_bytes << ",\n"
+      << "  \"batch\": " << m.batch << ",\n"
+      << "  \"batches\": " << m.batches << ",\n"
+      << "  \"repeat\": " << o.repeat << ",\n"
+      << "  \"categories\": " << json_array(m.categories) << ",\n"
+      << "  \"bytes\": {\"sent\": " << json_array(m.sent) << ", \"recv\": " << json_array(m.recv)
+      << ", \"local\": " << json_array(m.local)
+      << ", \"inter_node\": {\"sent\": " << json_array(m.inter_sent)
+      << ", \"recv\": " << json_array(m.inter_recv) << "}},\n"
+      << "  \"buffer_bytes\": " << json_array(m.buffers) << ",\n"
+      << "  \"plan_bytes\": " << json_array(m.plans) << ",\n"
+      << "  \"schedule_bytes\": " << json_array(m.schedules) << ",\n"
+      << "  \"messages\": " << m.messages << ",\n"
+      << "  \"plan_time_s\": " << m.plan_time << ",\n"
+      << "  \"time_s\": {\"min\": " << d.t_min << ", \"median\": " << d.t_med
+      << ", \"all\": " << json_array(m.times) << "},\n"
+      << "  \"bandwidth\": {\"bytes_per_s_min_time\": " << d.bw_min
+      << ", \"bytes_per_s_median_time\": " << d.bw_med << ", \"max_remote_bytes\": " << d.remote_max
+      << "},\n"
+      << "  \"verified\": " << (o.verify && m.mismatches == 0 ? "true" : "false") << ",\n"
+      << "  \"verified_elements\": " << (o.verify ? m.verified_elements : 0) << ",\n"
+      << "  \"mismatches\": " << m.mismatches << "\n"
+      << "}\n";
+  }
+}
+
+}  // namespace redist_run
