@@ -11,8 +11,9 @@
 #include <unistd.h>
 #include <utility>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/error.hpp>
+#include <redist/transform.hpp>
 
 #include "command_line.hpp"
 #include <sys/stat.h>
