@@ -31,9 +31,9 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include <redist/detail/agreement.hpp>
 #include <redist/error.hpp>
 #include <redist/fingerprint.hpp>
+#include <redist/redistributor.hpp>  // detail::agree and rank_list (detail/agreement.hpp)
 #include <redist/transform.hpp>
 
 #include "command_line.hpp"

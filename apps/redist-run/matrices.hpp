@@ -14,7 +14,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
-#include <redist/detail/collectively.hpp>
+#include <redist/collective/collectively.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/redist.hpp>
 #include <redist/relabel.hpp>

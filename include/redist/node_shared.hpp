@@ -44,7 +44,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
-#include <redist/detail/collectively.hpp>
+#include <redist/collective/collectively.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>

@@ -20,14 +20,14 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/operations.hpp>
 
+#include <redist/collective/collectively.hpp>
 #include <redist/detail/agreement.hpp>
-#include <redist/detail/collectively.hpp>
-#include <redist/detail/part_overlaps.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/executor.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/plan/part_overlaps.hpp>
 #include <redist/plan/plan_parts.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
@@ -408,7 +408,7 @@ class Redistributor {
             detail::describe("null matrix in a part", "part", static_cast<index_t>(k)));
       check_matrices(*parts[k].src, *parts[k].dst);
     }
-    // A sorted sweep (detail/part_overlaps.hpp): the pair a pair-by-pair check would
+    // A sorted sweep (plan/part_overlaps.hpp): the pair a pair-by-pair check would
     // name, without its K^2 comparisons.
     std::vector<detail::PartSpan> spans;
     const auto add = [&](const auto& allocations, std::size_t k, bool target) {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/tile_shape.hpp>

@@ -19,7 +19,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>

@@ -7,7 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/owner_table.hpp>
 #include <redist/layout.hpp>

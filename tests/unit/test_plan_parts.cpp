@@ -1,5 +1,5 @@
 // A move of several parts, set up in O(K log K) for K parts (issue 24, point 5):
-// - the memory check (detail/part_overlaps.hpp) names, on random byte ranges, exactly the pair
+// - the memory check (plan/part_overlaps.hpp) names, on random byte ranges, exactly the pair
 //   the pair-by-pair check names (or none), and its work stays O(n log n) where a pairwise
 //   check does K^2 comparisons;
 // - merge_parts (plan/plan_parts.hpp) lays out every message as a plain merge, part by part in
@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include <redist/detail/part_overlaps.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/plan/part_overlaps.hpp>
 #include <redist/plan/plan_parts.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 

@@ -11,7 +11,7 @@
 /// 0 1 2 3, and the pattern repeats every 2 tiles in each direction (Cao et al. 2021,
 /// Fig. 5a).
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/fingerprint.hpp>

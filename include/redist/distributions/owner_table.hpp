@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/fingerprint.hpp>

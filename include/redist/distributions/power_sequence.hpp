@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/fingerprint.hpp>
 #include <redist/index.hpp>

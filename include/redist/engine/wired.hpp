@@ -13,7 +13,7 @@
 ///   7. schedule       compiled once; copies mirrored to the device
 ///
 /// Steps 1, 2 and 6 are local: when one rank fails (bad storage, no memory), every rank
-/// throws the same error (detail/collectively.hpp) and none is left in a collective.
+/// throws the same error (collective/collectively.hpp) and none is left in a collective.
 
 #include <algorithm>
 #include <cstddef>
@@ -28,7 +28,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
 
-#include <redist/detail/collectively.hpp>
+#include <redist/collective/collectively.hpp>
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>

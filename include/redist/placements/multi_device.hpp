@@ -42,7 +42,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>

@@ -6,7 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/placement.hpp>
 
 namespace redist {

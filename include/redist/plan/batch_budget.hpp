@@ -45,8 +45,8 @@
 #include <vector>
 
 #include <redist/axis_cut.hpp>
+#include <redist/checked.hpp>
 #include <redist/config.hpp>
-#include <redist/detail/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>

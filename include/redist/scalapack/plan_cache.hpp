@@ -38,7 +38,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
-#include <redist/detail/collectively.hpp>
+#include <redist/collective/collectively.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
 #include <redist/redistributor.hpp>

@@ -13,7 +13,7 @@
 
 #include <boost/mpi/communicator.hpp>
 
-#include <redist/detail/collectively.hpp>
+#include <redist/collective/collectively.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/region.hpp>

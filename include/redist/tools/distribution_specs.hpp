@@ -26,7 +26,7 @@
 #include <variant>
 #include <vector>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/distribution.hpp>
 #include <redist/distributions/band.hpp>
 #include <redist/distributions/block_cyclic.hpp>

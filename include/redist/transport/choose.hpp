@@ -37,7 +37,7 @@
 #include <boost/mpi/nonblocking.hpp>
 #include <boost/mpi/request.hpp>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/error.hpp>

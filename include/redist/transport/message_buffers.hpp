@@ -27,7 +27,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <redist/detail/checked.hpp>
+#include <redist/checked.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/node_shared.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-/// @file detail/checked.hpp
+/// @file checked.hpp
 /// Overflow-checked 64-bit size arithmetic. Element counts, tile counts, grid sizes and
 /// byte counts come from user input (a layout spec, a descriptor); a product that wraps
 /// around would silently plan or allocate the wrong size, so every such product or sum

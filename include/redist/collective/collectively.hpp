@@ -1,5 +1,5 @@
 #pragma once
-/// @file detail/collectively.hpp
+/// @file collective/collectively.hpp
 /// Collective error handling: when bad input is found on some ranks only, every rank
 /// throws the same error type with the same message, and no rank is left waiting in a
 /// collective call that the others skipped.

@@ -1,5 +1,5 @@
 #pragma once
-/// @file detail/part_overlaps.hpp
+/// @file plan/part_overlaps.hpp
 /// The memory check of a move of several parts (Redistributor's parts): no part's target
 /// may share a byte with another part's target or source. Compared pair by pair that is
 /// O(K^2) allocation pairs for K parts; here it is a sorted sweep, O(n log n) for n
