@@ -25,9 +25,9 @@
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/executor.hpp>
+#include <redist/part.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/compact_plan.hpp>
-#include <redist/plan/part_overlaps.hpp>
 #include <redist/plan/plan_parts.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
@@ -35,36 +35,6 @@
 #include <redist/transform.hpp>
 
 namespace redist {
-
-namespace detail {
-
-/// Allocation `alloc` of part `part` (a Kokkos view) as a byte range.
-template <class A>
-PartSpan part_span(const A& a, index_t part, index_t alloc, bool target) {
-  const auto begin = reinterpret_cast<std::uintptr_t>(a.data());
-  return PartSpan{begin, begin + a.span() * sizeof(typename A::value_type), part, alloc, target};
-}
-
-template <class A, class B>
-bool overlaps(const A& a, const B& b) {
-  const auto* a0 = reinterpret_cast<const char*>(a.data());
-  const auto* b0 = reinterpret_cast<const char*>(b.data());
-  const auto* a1 = a0 + a.span() * sizeof(typename A::value_type);
-  const auto* b1 = b0 + b.span() * sizeof(typename B::value_type);
-  return a.span() > 0 && b.span() > 0 && a0 < b1 && b0 < a1;
-}
-
-}  // namespace detail
-
-/// One (source, target, region) of a move of several matrices in one exchange.
-template <class Src, class Dst>
-struct Part {
-  const Src* src = nullptr;
-  Dst* dst = nullptr;
-  Region region;
-};
-template <class Src, class Dst>
-Part(const Src*, Dst*, Region) -> Part<Src, Dst>;
 
 template <class Src, class Dst>
 class Redistributor {
@@ -110,13 +80,15 @@ class Redistributor {
     CompactPlan plan;
     PartItems items;
     std::vector<AgreementItem> others;
+    const auto plan_hash = [&](std::size_t k) { return items.plan_hash(k); };
     detail::collectively(comm_, [&] {
       check_parts(parts);
       for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
       // REDIST_MAX_MESSAGE_BYTES before planning: the plan keeps the options it used.
       options = options.with_environment();
       items = part_items(parts, options, transform.op);
-      plan = plan_parts(parts, items, transform, options, options.max_buffer_bytes);
+      plan = detail::plan_parts(parts, plan_hash, transform, options, options.max_buffer_bytes,
+                                comm_.rank(), comm_.size());
       others = detail::transform_items(transform);
       // The environment is read once, here, and agreed like everything else.
       execution = execution.with_environment();
@@ -132,8 +104,9 @@ class Redistributor {
       const index_t need = plan.stats.buffer_elements * options.element_bytes;
       const index_t worst = boost::mpi::all_reduce(comm_, need, boost::mpi::maximum<index_t>());
       if (options.batch == 0 && parts.size() > 1 && worst > options.max_buffer_bytes)
-        plan = plan_parts(parts, items, transform, options,
-                          options.max_buffer_bytes / static_cast<index_t>(parts.size()));
+        plan = detail::plan_parts(parts, plan_hash, transform, options,
+                                  options.max_buffer_bytes / static_cast<index_t>(parts.size()),
+                                  comm_.rank(), comm_.size());
     });
     // Kept to check rebind()'s parts against: the hash of each part's items that fix the
     // plan, and those items once per hash (K parts of one layout: K words, not 10 K).
@@ -307,71 +280,6 @@ class Redistributor {
     }
   }
 
-  /// Whether two parts have the same plan: equal regions and layouts (operator== of the
-  /// tilings and distributions; a type without one is never the same).
-  static bool same_plan(const Part<Src, Dst>& a, const Part<Src, Dst>& b) {
-    const auto same = [](const auto& x, const auto& y) {
-      if constexpr (requires { static_cast<bool>(x == y); })
-        return static_cast<bool>(x == y);
-      else
-        return false;
-    };
-    return a.region == b.region && same(a.src->layout().shape(), b.src->layout().shape()) &&
-           same(a.src->layout().distribution(), b.src->layout().distribution()) &&
-           same(a.dst->layout().shape(), b.dst->layout().shape()) &&
-           same(a.dst->layout().distribution(), b.dst->layout().distribution());
-  }
-
-  /// The parts' plans, each under `budget` bytes of buffers, merged. Parts with the same
-  /// plan (same_plan, looked up by PartItems::plan_hash) share one: K matrices of one
-  /// layout are planned once.
-  CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const PartItems& items,
-                         const Transform<value_type>& t, PlanOptions options,
-                         index_t budget) const {
-    const index_t whole = options.max_buffer_bytes;
-    options.max_buffer_bytes = budget;
-    std::vector<CompactPlan> distinct;
-    std::vector<std::size_t> plan_of(parts.size());
-    std::unordered_map<std::uint64_t, std::size_t> first_with;  // plan_hash -> part
-    try {
-      for (std::size_t k = 0; k < parts.size(); ++k) {
-        if (k > 0 && same_plan(parts[k - 1], parts[k])) {  // the common case, without hashing
-          plan_of[k] = plan_of[k - 1];
-          continue;
-        }
-        const auto [it, fresh] = first_with.try_emplace(items.plan_hash(k), k);
-        if (!fresh && same_plan(parts[it->second], parts[k])) {
-          plan_of[k] = plan_of[it->second];
-          continue;
-        }
-        plan_of[k] = distinct.size();
-        distinct.push_back(plan_part(parts[k], t, options));
-      }
-    } catch (const invalid_argument& e) {
-      if (budget == whole) throw;
-      throw invalid_argument(detail::describe(
-          std::string("max_buffer_bytes too small for ") + std::to_string(parts.size()) +
-              " parts moved together (each gets an equal share; " + e.what() + ")",
-          "max_buffer_bytes", whole));
-    }
-    std::vector<const CompactPlan*> plans;
-    plans.reserve(parts.size());
-    for (const std::size_t d : plan_of) plans.push_back(&distinct[d]);
-    CompactPlan plan = merge_parts(plans);
-    plan.options.max_buffer_bytes = whole;
-    return plan;
-  }
-
-  /// Part p's plan (of op(A)'s layout when transposing). @pre p's region is valid.
-  CompactPlan plan_part(const Part<Src, Dst>& p, const Transform<value_type>& t,
-                        const PlanOptions& options) const {
-    if (t.transposes())
-      return make_compact_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region),
-                               comm_.rank(), comm_.size(), options, t.triangle);
-    return make_compact_plan(p.src->layout(), p.dst->layout(), p.region, comm_.rank(), comm_.size(),
-                             options, t.triangle);
-  }
-
   /// Every part's region checked (validate_region), then its agreement items.
   static PartItems part_items(const std::vector<Part<Src, Dst>>& parts, const PlanOptions& options,
                               Op op) {
@@ -397,56 +305,9 @@ class Redistributor {
     return v;
   }
 
-  /// Each part's matrices (check_matrices), and no target overlapping another part's
-  /// source or target: two parts must not write, or write and read, the same memory.
+  /// check_parts (part.hpp) on this rank.
   void check_parts(const std::vector<Part<Src, Dst>>& parts) const {
-    if (parts.empty())
-      throw invalid_argument(detail::describe("a move needs at least one part", "parts.size()", 0));
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-      if (!parts[k].src || !parts[k].dst)
-        throw invalid_argument(
-            detail::describe("null matrix in a part", "part", static_cast<index_t>(k)));
-      check_matrices(*parts[k].src, *parts[k].dst);
-    }
-    // A sorted sweep (plan/part_overlaps.hpp): the pair a pair-by-pair check would
-    // name, without its K^2 comparisons.
-    std::vector<detail::PartSpan> spans;
-    const auto add = [&](const auto& allocations, std::size_t k, bool target) {
-      for (std::size_t a = 0; a < allocations.size(); ++a)
-        spans.push_back(detail::part_span(allocations[a], static_cast<index_t>(k),
-                                          static_cast<index_t>(a), target));
-    };
-    for (std::size_t k = 0; k < parts.size(); ++k) {
-      add(parts[k].dst->allocations(), k, true);
-      add(parts[k].src->allocations(), k, false);
-    }
-    const std::optional<detail::PartOverlap> found =
-        detail::find_part_overlap(std::move(spans)).overlap;
-    if (!found) return;
-    if (found->target)
-      throw storage_error(
-          detail::describe("the targets of two parts overlap in memory", "part", found->k) +
-          " and part " + std::to_string(found->l));
-    throw storage_error(detail::describe("a part's target overlaps another part's source in memory",
-                                         "part", found->k) +
-                        " and part " + std::to_string(found->l));
-  }
-
-  void check_matrices(const Src& src, Dst& dst) const {
-    if (src.rank() != comm_.rank())
-      throw invalid_argument(
-          detail::describe("source matrix was built for another rank", "src.rank()", src.rank()) +
-          " (this rank = " + std::to_string(comm_.rank()) + ")");
-    if (dst.rank() != comm_.rank())
-      throw invalid_argument(
-          detail::describe("target matrix was built for another rank", "dst.rank()", dst.rank()) +
-          " (this rank = " + std::to_string(comm_.rank()) + ")");
-    for (std::size_t a = 0; a < src.allocations().size(); ++a)
-      for (std::size_t b = 0; b < dst.allocations().size(); ++b)
-        if (detail::overlaps(src.allocations()[a], dst.allocations()[b]))
-          throw storage_error(detail::describe("source and target storage overlap in memory",
-                                               "src.allocations()[" + std::to_string(a) + "]",
-                                               "dst.allocations()[" + std::to_string(b) + "]"));
+    detail::check_parts(parts, comm_.rank());
   }
 
   boost::mpi::communicator comm_;

@@ -11,16 +11,25 @@
 /// (block_family.hpp), so the families of a merged message are part 0's in their order,
 /// then part 1's, and both ends, merging the same parts alike, lay them out alike.
 /// Batches are merged by index: batch b holds every part's batch b.
+///
+/// detail::plan_parts plans a Redistributor's parts (part.hpp) and merges them, planning
+/// once the parts that share a plan.
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <redist/config.hpp>
+#include <redist/error.hpp>
+#include <redist/part.hpp>
+#include <redist/plan.hpp>
 #include <redist/plan/block_family.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/transform.hpp>
 
 namespace redist {
 
@@ -157,5 +166,80 @@ inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
   for (const CompactPlan& p : parts) pointers.push_back(&p);
   return merge_parts(pointers);
 }
+
+namespace detail {
+
+/// Whether two parts have the same plan: equal regions and layouts (operator== of the
+/// tilings and distributions; a type without one is never the same).
+template <class Src, class Dst>
+bool same_plan(const Part<Src, Dst>& a, const Part<Src, Dst>& b) {
+  const auto same = [](const auto& x, const auto& y) {
+    if constexpr (requires { static_cast<bool>(x == y); })
+      return static_cast<bool>(x == y);
+    else
+      return false;
+  };
+  return a.region == b.region && same(a.src->layout().shape(), b.src->layout().shape()) &&
+         same(a.src->layout().distribution(), b.src->layout().distribution()) &&
+         same(a.dst->layout().shape(), b.dst->layout().shape()) &&
+         same(a.dst->layout().distribution(), b.dst->layout().distribution());
+}
+
+/// Part p's plan on `rank` of `ranks` (of op(A)'s layout when transposing).
+/// @pre p's region is valid.
+template <class Src, class Dst, class T>
+CompactPlan plan_part(const Part<Src, Dst>& p, const Transform<T>& t, const PlanOptions& options,
+                      int rank, int ranks) {
+  if (t.transposes())
+    return make_compact_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region),
+                             rank, ranks, options, t.triangle);
+  return make_compact_plan(p.src->layout(), p.dst->layout(), p.region, rank, ranks, options,
+                           t.triangle);
+}
+
+/// The parts' plans on `rank` of `ranks`, each under `budget` bytes of buffers, merged.
+/// Parts with the same plan (same_plan, looked up by plan_hash(k), a hash of what fixes
+/// part k's plan) share one: K matrices of one layout are planned once.
+/// @throws invalid_argument naming max_buffer_bytes when `budget` (a share of it) is too
+/// small for a part; what make_compact_plan throws.
+template <class Src, class Dst, class T, class PlanHash>
+CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const PlanHash& plan_hash,
+                       const Transform<T>& t, PlanOptions options, index_t budget, int rank,
+                       int ranks) {
+  const index_t whole = options.max_buffer_bytes;
+  options.max_buffer_bytes = budget;
+  std::vector<CompactPlan> distinct;
+  std::vector<std::size_t> plan_of(parts.size());
+  std::unordered_map<std::uint64_t, std::size_t> first_with;  // plan_hash -> part
+  try {
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+      if (k > 0 && same_plan(parts[k - 1], parts[k])) {  // the common case, without hashing
+        plan_of[k] = plan_of[k - 1];
+        continue;
+      }
+      const auto [it, fresh] = first_with.try_emplace(plan_hash(k), k);
+      if (!fresh && same_plan(parts[it->second], parts[k])) {
+        plan_of[k] = plan_of[it->second];
+        continue;
+      }
+      plan_of[k] = distinct.size();
+      distinct.push_back(plan_part(parts[k], t, options, rank, ranks));
+    }
+  } catch (const invalid_argument& e) {
+    if (budget == whole) throw;
+    throw invalid_argument(detail::describe(
+        std::string("max_buffer_bytes too small for ") + std::to_string(parts.size()) +
+            " parts moved together (each gets an equal share; " + e.what() + ")",
+        "max_buffer_bytes", whole));
+  }
+  std::vector<const CompactPlan*> plans;
+  plans.reserve(parts.size());
+  for (const std::size_t d : plan_of) plans.push_back(&distinct[d]);
+  CompactPlan plan = merge_parts(plans);
+  plan.options.max_buffer_bytes = whole;
+  return plan;
+}
+
+}  // namespace detail
 
 }  // namespace redist
