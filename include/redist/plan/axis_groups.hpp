@@ -1,5 +1,6 @@
 #pragma once
 /// @file plan/axis_groups.hpp
+/// (Over 350 lines: the scan below is one class, AxisGroups, kept beside its worked example.)
 /// The 1-D half of the compact plan: the pieces of one axis (see axis_cut.hpp), grouped
 /// by owner coordinates and compressed into strided runs, so that a block-cyclic to
 /// block-cyclic move is described by a few groups per axis however long the axis is.
@@ -41,6 +42,9 @@
 /// when the tiles are uniform and the coordinate periods known (whole periods are
 /// skipped); the kept groups are O(distinct runs) memory (the scan keeps one open group
 /// per recurring piece shape).
+///
+/// PieceGroup is in plan/piece_group.hpp, what the scan knows of an axis's periods in
+/// plan/axis_pattern.hpp.
 
 #include <algorithm>
 #include <array>
@@ -53,156 +57,13 @@
 #include <redist/config.hpp>
 #include <redist/distribution.hpp>
 #include <redist/index.hpp>
+#include <redist/plan/axis_pattern.hpp>
+#include <redist/plan/piece_group.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shape.hpp>
 
 namespace redist {
-
-/// `count` pieces of one axis, each `length` elements long. Member t (0 <= t < count):
-///
-/// | quantity                    | value                                 |
-/// |-----------------------------|---------------------------------------|
-/// | piece index (AxisCut order) | first_piece + t * piece_step          |
-/// | global source element       | src_start + t * stride (first element)|
-/// | global target element       | dst_start + t * stride                |
-/// | source tile                 | src_tile + t * src_tile_step          |
-/// | target tile                 | dst_tile + t * dst_tile_step          |
-/// | offset in its source tile   | src_offset (every member)             |
-/// | offset in its target tile   | dst_offset (every member)             |
-///
-/// The stride is the same on both sides because the region maps source to target by a
-/// shift. Steps and stride are positive when count >= 2 and meaningless when count == 1.
-struct PieceGroup {
-  index_t first_piece = 0;
-  index_t piece_step = 0;
-  index_t count = 0;
-  index_t length = 0;
-  index_t src_start = 0;
-  index_t dst_start = 0;
-  index_t stride = 0;
-  index_t src_tile = 0;
-  index_t src_tile_step = 0;
-  index_t dst_tile = 0;
-  index_t dst_tile_step = 0;
-  index_t src_offset = 0;
-  index_t dst_offset = 0;
-
-  /// Elements of all members together.
-  constexpr index_t elements() const { return count * length; }
-  /// Member t as a Piece. @pre 0 <= t < count.
-  /// @post member(t).src_tile == src_tile + t * src_tile_step, offsets and length as above.
-  constexpr Piece member(index_t t) const {
-    REDIST_EXPECTS(0 <= t && t < count);
-    return Piece{src_tile + t * src_tile_step, dst_tile + t * dst_tile_step, src_offset, dst_offset,
-                 length};
-  }
-  /// Members [first, first + n) as a group of their own. @pre 0 <= first, n >= 1,
-  /// first + n <= count. @post slice(f, n).member(t) == member(f + t).
-  constexpr PieceGroup slice(index_t first, index_t n) const {
-    REDIST_EXPECTS(0 <= first && n >= 1 && first + n <= count);
-    PieceGroup g = *this;
-    g.first_piece += first * piece_step;
-    g.count = n;
-    g.src_start += first * stride;
-    g.dst_start += first * stride;
-    g.src_tile += first * src_tile_step;
-    g.dst_tile += first * dst_tile_step;
-    return g;
-  }
-  friend constexpr bool operator==(const PieceGroup&, const PieceGroup&) = default;
-};
-
-/// The one-member group of piece `p`, AxisCut index `piece`, starting at global source
-/// element `src_start` and global target element `dst_start`.
-constexpr PieceGroup single_group(const Piece& p, index_t piece, index_t src_start,
-                                  index_t dst_start) {
-  return PieceGroup{piece,      0, 1,          p.length, src_start,    dst_start,   0,
-                    p.src_tile, 0, p.dst_tile, 0,        p.src_offset, p.dst_offset};
-}
-
-/// Appends piece `p` (AxisCut index `piece`, first element at global source element
-/// `src_start`) to `g` if it continues the run: same length and tile offsets, and piece
-/// index, start and both tiles advance by the group's steps (the second member sets
-/// them). Returns false, with g unchanged, otherwise.
-/// @pre piece > every member's piece index and src_start > every member's start.
-/// @post on true, g.member(g.count - 1) == p.
-constexpr bool extend_group(PieceGroup& g, const Piece& p, index_t piece, index_t src_start) {
-  if (p.length != g.length || p.src_offset != g.src_offset || p.dst_offset != g.dst_offset)
-    return false;
-  if (g.count == 1) {
-    REDIST_EXPECTS(piece > g.first_piece && src_start > g.src_start);
-    g.piece_step = piece - g.first_piece;
-    g.stride = src_start - g.src_start;
-    g.src_tile_step = p.src_tile - g.src_tile;
-    g.dst_tile_step = p.dst_tile - g.dst_tile;
-  } else if (piece != g.first_piece + g.count * g.piece_step ||
-             src_start != g.src_start + g.count * g.stride ||
-             p.src_tile != g.src_tile + g.count * g.src_tile_step ||
-             p.dst_tile != g.dst_tile + g.count * g.dst_tile_step) {
-    return false;
-  }
-  ++g.count;
-  return true;
-}
-
-/// What the scan knows of one axis: the coordinate extents on each side and, where
-/// known (else 0), the period in tiles after which a side's coordinates repeat and the
-/// common extent of a side's tiles (the last tile may be partial).
-struct AxisPattern {
-  int src_extent = 1;
-  int dst_extent = 1;
-  index_t src_period = 0;
-  index_t dst_period = 0;
-  index_t src_tile = 0;
-  index_t dst_tile = 0;
-
-  /// The period in elements of the pieces' classes, lengths and offsets:
-  /// lcm(src_tile * src_period, dst_tile * dst_period) (Prylli and Tourancheau 1996,
-  /// proposition 5), or 0 if a quantity is unknown or the product overflows.
-  constexpr index_t elements_period() const {
-    index_t es = 0, et = 0;
-    if (src_tile <= 0 || src_period <= 0 || dst_tile <= 0 || dst_period <= 0 ||
-        __builtin_mul_overflow(src_tile, src_period, &es) ||
-        __builtin_mul_overflow(dst_tile, dst_period, &et))
-      return 0;
-    index_t a = es, b = et;
-    while (b != 0) a = std::exchange(b, a % b);
-    index_t l = 0;
-    return __builtin_mul_overflow(es / a, et, &l) ? 0 : l;
-  }
-};
-
-/// The period in tiles of d's coordinate along axis A, if d states one: a grid
-/// distribution with `super_tile()` (BlockCyclic) repeats every super_tile * grid tiles.
-/// 0 otherwise.
-/// @pre a distribution with `super_tile()` repeats as said: its grid row of tile m + period
-/// is that of m (the scan skips whole periods on this promise).
-template <Axis A, class D>
-constexpr index_t coordinate_period(const D& d) {
-  if constexpr (GridDistribution<D> && requires {
-                  { d.super_tile() } -> std::same_as<Extents>;
-                }) {
-    return d.super_tile().template get<A>() * d.grid().template get<A>();
-  } else {
-    return 0;
-  }
-}
-
-/// The common extent of a's tiles if a states it (a static tile extent, or a `tile()`
-/// member as UniformAxis has: tile k begins at k * tile), else 0.
-template <TileAxis TA>
-constexpr index_t uniform_tile(const TA& a) {
-  if constexpr (TA::static_tile != dynamic_extent) {
-    return TA::static_tile;
-  } else if constexpr (requires {
-                         { a.tile() } -> std::same_as<index_t>;
-                       }) {
-    return a.tile();
-  } else {
-    return 0;
-  }
-}
 
 /// The pieces of one axis, grouped by class (source coordinate, target coordinate) and
 /// compressed into PieceGroups (see the file comment).
