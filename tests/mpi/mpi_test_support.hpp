@@ -25,19 +25,6 @@
 
 namespace redist::test {
 
-/// Value of element e: distinct per element and exact in every tested type for matrices of
-/// fewer than 4096 columns and 4096 rows (i * 4096 + j + 1 < 2^24).
-template <class T>
-T value_at(ElementIndex e) {
-  const index_t k = e.i * 4096 + e.j + 1;
-  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
-    using R = typename T::value_type;
-    return T(static_cast<R>(e.i) + R(0.5), static_cast<R>(e.j));
-  } else {
-    return static_cast<T>(k);
-  }
-}
-
 /// What the target holds where the region does not write. value_at never returns it.
 template <class T>
 T sentinel() {
@@ -180,6 +167,22 @@ RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layo
   add_plan_stats(comm, r, rep);
   rep.ok = rep.bad_target == 0 && rep.bad_source == 0;
   return rep;
+}
+
+/// Fills `a` with value_at and `b` with the sentinel, moves `region` from a to b once on a
+/// Redistributor built for the call, and checks every target element on every rank; then
+/// `more(redistributor, checked)` asserts what the caller needs of the move, `checked`
+/// being this rank's count of target elements checked. Collective.
+template <class A, class B, class More>
+void move_and_check(const boost::mpi::communicator& comm, A& a, B& b, const Region& region,
+                    More&& more) {
+  fill_source(a);
+  fill_sentinel(b);
+  Redistributor r(a, b, comm, region);
+  r.redistribute();
+  index_t checked = 0;
+  CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+  more(r, checked);
 }
 
 /// Messages of this rank's task graph (sent and received) that do not go point to point.

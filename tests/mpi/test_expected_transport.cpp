@@ -52,43 +52,39 @@ index_t messages_of(const TaskGraph& g, Transport how) {
 template <class A, class B>
 void check_transport(const boost::mpi::communicator& comm, A& a, B& b, const Region& region,
                      bool node_shared) {
-  fill_source(a);
-  fill_sentinel(b);
-  Redistributor r(a, b, comm, region);
-  r.redistribute();
-  index_t checked = 0;
-  CHECK(sum(comm, target_errors(b, region, checked)) == 0);
-  const std::string expected = expected_transport();
-  const TaskGraph& g = r.task_graph();
-  const index_t all =
-      sum(comm, static_cast<index_t>(g.send_transport.size() + g.recv_transport.size()));
-  // Not vacuous: the move has messages.
-  const index_t messages = sum(comm, r.plan().stats.messages_sent);
-  CHECK(messages > 0);
-  CHECK(sum(comm, r.plan().stats.messages_received) == messages);
-  const TaskCounts& run = r.tasks_run();
-  CHECK(run.arrive == g.recv.chunks.size());
-  if (expected == "point-to-point") {
-    CHECK_FALSE(r.execution_options().shared_window);
-    CHECK(sum(comm, not_point_to_point(g)) == 0);
-    CHECK(sum(comm, r.direct_messages().first + r.direct_messages().second) == 0);
-    // Every sent chunk packed and handed to MPI, none acknowledged (only messages read
-    // in the window or in place are).
-    CHECK(run.send == g.send.chunks.size());
-    CHECK(run.ack == 0);
-    return;
-  }
-  // One node: every message stays on it.
-  const Transport want = node_shared                  ? Transport::direct
-                         : expected == "cross-memory" ? Transport::cross_memory
-                                                      : Transport::shared_window;
-  CHECK(sum(comm, messages_of(g, want)) == all);
-  // Read in place: nothing packed, every message acknowledged; through the window:
-  // every chunk packed.
-  CHECK(run.send == (reads_in_place(want) ? 0 : g.send.chunks.size()));
-  CHECK(run.ack == g.send_transport.size());
-  const bool refused = !r.cross_memory_refused().empty();
-  CHECK(sum(comm, refused ? 1 : 0) == (expected == "node-window" ? comm.size() : 0));
+  move_and_check(comm, a, b, region, [&](const auto& r, index_t) {
+    const std::string expected = expected_transport();
+    const TaskGraph& g = r.task_graph();
+    const index_t all =
+        sum(comm, static_cast<index_t>(g.send_transport.size() + g.recv_transport.size()));
+    // Not vacuous: the move has messages.
+    const index_t messages = sum(comm, r.plan().stats.messages_sent);
+    CHECK(messages > 0);
+    CHECK(sum(comm, r.plan().stats.messages_received) == messages);
+    const TaskCounts& run = r.tasks_run();
+    CHECK(run.arrive == g.recv.chunks.size());
+    if (expected == "point-to-point") {
+      CHECK_FALSE(r.execution_options().shared_window);
+      CHECK(sum(comm, not_point_to_point(g)) == 0);
+      CHECK(sum(comm, r.direct_messages().first + r.direct_messages().second) == 0);
+      // Every sent chunk packed and handed to MPI, none acknowledged (only messages read
+      // in the window or in place are).
+      CHECK(run.send == g.send.chunks.size());
+      CHECK(run.ack == 0);
+      return;
+    }
+    // One node: every message stays on it.
+    const Transport want = node_shared                  ? Transport::direct
+                           : expected == "cross-memory" ? Transport::cross_memory
+                                                        : Transport::shared_window;
+    CHECK(sum(comm, messages_of(g, want)) == all);
+    // Read in place: nothing packed, every message acknowledged; through the window:
+    // every chunk packed.
+    CHECK(run.send == (reads_in_place(want) ? 0 : g.send.chunks.size()));
+    CHECK(run.ack == g.send_transport.size());
+    const bool refused = !r.cross_memory_refused().empty();
+    CHECK(sum(comm, refused ? 1 : 0) == (expected == "node-window" ? comm.size() : 0));
+  });
 }
 
 }  // namespace

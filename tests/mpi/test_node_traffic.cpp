@@ -36,24 +36,19 @@ TEST_CASE("node traffic: each rank's tile columns go to the next rank, counted a
     const boost::mpi::communicator comm(world, boost::mpi::comm_duplicate);
     TiledMatrix<double, decltype(src), PackedTiles<>> a(src, {}, me);
     TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, me);
-    fill_source(a);
-    fill_sentinel(b);
-    Redistributor r(a, b, comm, region);
-    r.redistribute();
-    index_t checked = 0;
-    CHECK(sum(comm, target_errors(b, region, checked)) == 0);
-
-    const PlanStats s = with_node_traffic(r.plan(), node_map(comm).node_of_rank);
-    const auto node = [&](int rank) { return rank / k; };
-    const int next = (me + 1) % n, previous = (me + n - 1) % n;
-    CHECK(s.nodes == (n + k - 1) / k);
-    CHECK(s.elements_sent == (n > 1 ? moved : 0));
-    CHECK(s.elements_sent_inter_node == (node(next) != node(me) ? moved : 0));
-    CHECK(s.elements_received_inter_node == (node(previous) != node(me) ? moved : 0));
-    // All ranks: one link crossing per node boundary on the ring, none on one node.
-    index_t crossings = 0;
-    for (int q = 0; q < n; ++q) crossings += node((q + 1) % n) != node(q) ? 1 : 0;
-    CHECK(sum(comm, s.elements_sent_inter_node) == crossings * moved);
-    CHECK(sum(comm, s.elements_received_inter_node) == crossings * moved);
+    move_and_check(comm, a, b, region, [&](const auto& r, index_t) {
+      const PlanStats s = with_node_traffic(r.plan(), node_map(comm).node_of_rank);
+      const auto node = [&](int rank) { return rank / k; };
+      const int next = (me + 1) % n, previous = (me + n - 1) % n;
+      CHECK(s.nodes == (n + k - 1) / k);
+      CHECK(s.elements_sent == (n > 1 ? moved : 0));
+      CHECK(s.elements_sent_inter_node == (node(next) != node(me) ? moved : 0));
+      CHECK(s.elements_received_inter_node == (node(previous) != node(me) ? moved : 0));
+      // All ranks: one link crossing per node boundary on the ring, none on one node.
+      index_t crossings = 0;
+      for (int q = 0; q < n; ++q) crossings += node((q + 1) % n) != node(q) ? 1 : 0;
+      CHECK(sum(comm, s.elements_sent_inter_node) == crossings * moved);
+      CHECK(sum(comm, s.elements_received_inter_node) == crossings * moved);
+    });
   }
 }

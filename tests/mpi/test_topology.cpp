@@ -69,16 +69,12 @@ TEST_CASE("topology: between simulated nodes every message goes point to point")
   const Layout dst{uniform(80, 75, 5, 7), BlockCyclic(n, 1, 1, 1, GridCoord{n - 1, 0})};
   const Region region{{60, 50}, {7, 3}, {11, 20}};
   const auto check = [&](auto& a, auto& b) {
-    fill_source(a);
-    fill_sentinel(b);
-    Redistributor r(a, b, comm, region);
-    r.redistribute();
-    index_t checked = 0;
-    CHECK(sum(comm, target_errors(b, region, checked)) == 0);
-    CHECK(sum(comm, checked) == index_t{80} * 75);  // every target element, inside or not
-    CHECK(sum(comm, not_point_to_point(r.task_graph())) == 0);
-    CHECK(sum(comm, r.direct_messages().first + r.direct_messages().second) == 0);
-    if (n > 1) CHECK(sum(comm, r.plan().stats.messages_sent) > 0);
+    move_and_check(comm, a, b, region, [&](const auto& r, index_t checked) {
+      CHECK(sum(comm, checked) == index_t{80} * 75);  // every target element, inside or not
+      CHECK(sum(comm, not_point_to_point(r.task_graph())) == 0);
+      CHECK(sum(comm, r.direct_messages().first + r.direct_messages().second) == 0);
+      if (n > 1) CHECK(sum(comm, r.plan().stats.messages_sent) > 0);
+    });
   };
   {
     INFO("private source: the shared window would carry it on one node");

@@ -1,11 +1,13 @@
 #pragma once
-// Test inputs shared by the unit, MPI and device suites: one reproducible generator, and
-// the tilings, grids and block-cyclic distributions drawn with it. A case drawn from one
-// seed is the same on every rank and every standard library.
+// Test inputs shared by the unit, MPI and device suites: one reproducible generator, the
+// tilings, grids and block-cyclic distributions drawn with it, and element values. A case
+// drawn from one seed is the same on every rank and every standard library.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -99,6 +101,19 @@ inline BlockCyclic random_block_cyclic(Rng& g, int np, BlockCyclicDraw d = {}) {
 inline Tiling<UniformAxis<>, UniformAxis<>> uniform(index_t rows, index_t cols, index_t mb,
                                                     index_t nb) {
   return {UniformAxis<>(rows, mb), UniformAxis<>(cols, nb)};
+}
+
+/// Value of element e: distinct per element and exact in every tested type for matrices of
+/// fewer than 4096 columns and 4096 rows (i * 4096 + j + 1 < 2^24).
+template <class T>
+T value_at(ElementIndex e) {
+  const index_t k = e.i * 4096 + e.j + 1;
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    using R = typename T::value_type;
+    return T(static_cast<R>(e.i) + R(0.5), static_cast<R>(e.j));
+  } else {
+    return static_cast<T>(k);
+  }
 }
 
 /// A near-square P x Q grid with P * Q == n and P <= Q.

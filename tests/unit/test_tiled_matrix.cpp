@@ -21,18 +21,12 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/generators.hpp"
+
 namespace {
 
 using namespace redist;
-
-/// A value that encodes its global element index, for every element type.
-template <class T>
-T value_at(ElementIndex e) {
-  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>)
-    return T(static_cast<typename T::value_type>(e.i), static_cast<typename T::value_type>(e.j));
-  else
-    return static_cast<T>(e.i * 1000 + e.j);
-}
+using redist::test::value_at;
 
 /// Writes value_at through tile views on every rank, then reads every element back through
 /// for_each_element: each element of the matrix must be seen exactly once, with its value.
