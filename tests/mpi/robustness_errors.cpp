@@ -18,6 +18,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/generators.hpp"
+#include "mpi_test_support.hpp"
 
 namespace {
 
@@ -53,6 +54,8 @@ void check_collective_message(const std::string& msg,
   world.barrier();
 }
 
+using test::fill_source;
+using test::target_errors;
 using test::uniform;
 
 /// A user distribution whose owner of `bad_tile` is `bad` on rank `liar` only (every
@@ -90,6 +93,24 @@ TEST_SUITE("robustness") {
                                    "communicator size = " + std::to_string(n)});
     const std::string msg2 = what_of<distribution_error>([&] { Redistributor R(B, A, world); });
     check_collective_message(msg2, {"dst.ranks() = " + std::to_string(n + 1)});
+    {
+      INFO("the error type on either side, and for random layouts over more ranks");
+      const boost::mpi::communicator comm;
+      const int np = comm.size();
+      const Layout big{uniform(20, 20, 4, 4), BlockCyclic(np + 1, 1)};
+      const Layout fits{uniform(20, 20, 5, 5), BlockCyclic(1, np)};
+      TiledMatrix<double, decltype(big), PackedTiles<>> a(big, {}, comm.rank());
+      TiledMatrix<double, decltype(fits), PackedTiles<>> b(fits, {}, comm.rank());
+      using R1 = Redistributor<decltype(a), decltype(b)>;
+      using R2 = Redistributor<decltype(b), decltype(a)>;
+      CHECK_THROWS_AS(R1(a, b, comm), distribution_error);
+      CHECK_THROWS_AS(R2(b, a, comm), distribution_error);
+      // Random layouts drawn over more ranks than exist are refused too.
+      const Layout rnd{uniform(20, 20, 4, 4), RandomDistribution(np + 2, 1)};
+      TiledMatrix<double, decltype(rnd), PackedTiles<>> c(rnd, {}, comm.rank());
+      CHECK_THROWS_AS((Redistributor<decltype(b), decltype(c)>(b, c, comm)), distribution_error);
+      REDIST_CHECK_ALL_RANKS(true);  // every rank got here: nobody hangs
+    }
   }
 
   TEST_CASE("robustness: an owner out of range seen by only some ranks fails on every rank") {
@@ -164,6 +185,28 @@ TEST_SUITE("robustness") {
       Redistributor R(A, B, world, Region{{5, 5}, {-1, 0}, {0, 0}});
     });
     check_collective_message(msg2, {"region.src_origin.i = -1"});
+    {
+      INFO("region_error for a target or source too small, then a good plan still works");
+      const boost::mpi::communicator comm;
+      const int np = comm.size();
+      const Layout source{uniform(20, 20, 4, 4), BlockCyclic(1, np)};
+      const Layout short_target{uniform(10, 12, 3, 5), BlockCyclic(np, 1)};
+      TiledMatrix<double, decltype(source), PackedTiles<>> a(source, {}, comm.rank());
+      TiledMatrix<double, decltype(short_target), PackedTiles<>> b(short_target, {}, comm.rank());
+      using R = Redistributor<decltype(a), decltype(b)>;
+      CHECK_THROWS_AS(R(a, b, comm, Region{{5, 5}, {0, 0}, {8, 0}}), region_error);
+      CHECK_THROWS_AS(R(a, b, comm, Region{{11, 2}, {0, 0}, {0, 0}}), region_error);
+      CHECK_THROWS_AS(R(a, b, comm, Region{{2, 2}, {19, 0}, {0, 0}}), region_error);  // source
+      CHECK_THROWS_AS(R(a, b, comm), region_error);  // the whole 20x20 source does not fit
+      // Still in step: a good plan afterwards works.
+      b.for_each_element([](ElementIndex, double& v) { v = -1; });
+      fill_source(a);
+      const Region ok{{4, 4}, {1, 2}, {3, 4}};
+      R r(a, b, comm, ok);
+      r.redistribute();
+      index_t checked = 0;
+      REDIST_CHECK_ALL_RANKS(target_errors(b, ok, checked) == 0);
+    }
   }
 
   TEST_CASE("robustness: a matrix built for another rank fails on every rank") {

@@ -6,7 +6,9 @@
 //     holds the sentinel,
 //   - the source storage is bit for bit what it was,
 //   - the region's elements were all delivered (sum over ranks).
-// The matrices are small: a hang is caught by the ctest timeout, not by waiting long.
+// The matrices are small: a hang is caught by the ctest timeout, not by waiting long. The
+// blocks that check through check_redistribution (mpi_test_support.hpp: every element, not
+// the padding) came from test_redistribute_cases.cpp, where they repeated these cases.
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -30,6 +32,10 @@
 namespace {
 
 using namespace redist;
+using redist::test::check_redistribution;
+using redist::test::near_square_grid;
+using redist::test::RunOptions;
+using redist::test::RunReport;
 using redist::test::ScopedEnv;
 using redist::test::window_settings;
 
@@ -247,6 +253,24 @@ TEST_SUITE("robustness") {
     CHECK(out.wrong_target == 0);
     CHECK(all_ranks(world, out.wrong_target == 0 && out.touched_outside == 0 && out.source_intact));
     CHECK(sum(world, out.delivered) == r.extent.size());
+    {
+      INFO("another layout: 3 executions, blocking, then start()/wait()");
+      const boost::mpi::communicator comm;
+      const int np = comm.size();
+      const auto [P, Q] = near_square_grid(np);
+      const Layout grid_src{uniform(64, 48, 8, 8), BlockCyclic(P, Q)};
+      const Layout grid_dst{uniform(60, 52, 7, 9), BlockCyclic(Q, P, 2, 2)};
+      const Region region{{50, 40}, {10, 8}, {3, 12}};
+      RunOptions runs;
+      runs.repeats = 3;
+      CHECK(check_redistribution<double>(comm, grid_src, PackedTiles<>{}, grid_dst, PackedTiles<>{},
+                                         region, runs)
+                .ok);
+      runs.async = true;
+      CHECK(check_redistribution<double>(comm, grid_src, PackedTiles<>{}, grid_dst, PackedTiles<>{},
+                                         region, runs)
+                .ok);
+    }
   }
 
   TEST_CASE("robustness: random owner maps, several seeds") {
@@ -301,6 +325,26 @@ TEST_SUITE("robustness") {
         longest = boost::mpi::all_reduce(world, longest, boost::mpi::maximum<index_t>());
         if (world.size() > 1 && limit < 64) CHECK(longest > limit);
       }
+    {
+      INFO("messages split at 64 and 24 bytes, batches of one source tile column");
+      const boost::mpi::communicator comm;
+      const int np = comm.size();
+      const Layout src{uniform(40, 45, 6, 5), RandomDistribution(np, 12)};
+      const Layout dst{uniform(47, 41, 9, 4), BlockCyclic(1, np)};
+      const Region region{{35, 38}, {5, 7}, {12, 3}};
+      RunOptions o;
+      o.plan.max_message_bytes = 64;
+      o.plan.batch = 1;
+      o.repeats = 2;
+      const RunReport rep = check_redistribution<double>(comm, src, PackedTiles<>{}, dst,
+                                                         TilePerAllocation<>{}, region, o);
+      CHECK(rep.ok);
+      CHECK(rep.batches == 8);  // source tile columns 1..8 of 5 columns each hold columns 7..44
+      o.async = true;
+      o.plan.max_message_bytes = 24;  // 3 doubles: chunk boundaries inside segments
+      CHECK(check_redistribution<int>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, region, o)
+                .ok);
+    }
   }
 
   TEST_CASE("robustness: REDIST_MAX_MESSAGE_BYTES caps the split limit, on every rank alike") {

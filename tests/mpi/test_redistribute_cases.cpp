@@ -1,8 +1,9 @@
 // Redistribution cases, each verified element by element on every rank: storages
 // (tile per allocation, packed, ScaLAPACK), the nine categories, 1x1 and irregular tiles,
 // different grids, ranks that own nothing, tiny and empty regions, round trips, element
-// types, repeated and asynchronous execution, message splitting and small batches. Grids are
-// chosen from the communicator size, so every case is meaningful at 1..4 ranks.
+// types (repeated and asynchronous execution, message splitting and small batches:
+// robustness_redistribution.cpp). Grids are chosen from the communicator size, so every
+// case is meaningful at 1..4 ranks.
 #include <complex>
 #include <vector>
 
@@ -168,41 +169,6 @@ TEST_CASE("mpi: element types int, std::complex<float>, std::complex<double>") {
   CHECK(check_redistribution<std::complex<double>>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{},
                                                    region)
             .ok);
-}
-
-TEST_CASE("mpi: one plan executed several times, blocking and start()/wait()") {
-  const boost::mpi::communicator comm;
-  const int np = comm.size();
-  const auto [P, Q] = near_square_grid(np);
-  const Layout src{uniform(64, 48, 8, 8), BlockCyclic(P, Q)};
-  const Layout dst{uniform(60, 52, 7, 9), BlockCyclic(Q, P, 2, 2)};
-  const Region region{{50, 40}, {10, 8}, {3, 12}};
-  RunOptions o;
-  o.repeats = 3;
-  CHECK(
-      check_redistribution<double>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, region, o).ok);
-  o.async = true;
-  CHECK(
-      check_redistribution<double>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, region, o).ok);
-}
-
-TEST_CASE("mpi: messages split at 64 bytes, batches of one source tile column") {
-  const boost::mpi::communicator comm;
-  const int np = comm.size();
-  const Layout src{uniform(40, 45, 6, 5), RandomDistribution(np, 12)};
-  const Layout dst{uniform(47, 41, 9, 4), BlockCyclic(1, np)};
-  const Region region{{35, 38}, {5, 7}, {12, 3}};
-  RunOptions o;
-  o.plan.max_message_bytes = 64;
-  o.plan.batch = 1;
-  o.repeats = 2;
-  const RunReport rep = check_redistribution<double>(comm, src, PackedTiles<>{}, dst,
-                                                     TilePerAllocation<>{}, region, o);
-  CHECK(rep.ok);
-  CHECK(rep.batches == 8);  // source tile columns 1..8 of 5 columns each hold columns 7..44
-  o.async = true;
-  o.plan.max_message_bytes = 24;  // 3 doubles: chunk boundaries inside segments
-  CHECK(check_redistribution<int>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, region, o).ok);
 }
 
 TEST_CASE("mpi: a moderately sized case") {
