@@ -194,6 +194,23 @@ TEST_SUITE("robustness") {
     auto C = matrix<double>(narrow_s);
     auto D = matrix<double>(narrow_d, ScalapackColumnMajor<>{});
     move_and_check(C, D, Region::whole({30, 26}));
+    {
+      INFO("1-D grids: a source on rank 0 alone (scatter), a target on fewer ranks (gather)");
+      const boost::mpi::communicator comm;
+      const int np = comm.size();
+      const auto s = uniform(45, 38, 6, 5), d = uniform(41, 44, 7, 4);
+      const Region region{{33, 30}, {4, 8}, {8, 2}};
+      const RunReport rep =
+          check_redistribution<double>(comm, Layout{s, BlockCyclic(1, 1)}, PackedTiles<>{},
+                                       Layout{d, BlockCyclic(1, np)}, PackedTiles<>{}, region);
+      CHECK(rep.ok);
+      if (np > 1) CHECK(rep.elements_sent > 0);
+      const int target_ranks = np > 1 ? np - 1 : 1;
+      CHECK(check_redistribution<double>(comm, Layout{s, BlockCyclic(np, 1)}, PackedTiles<>{},
+                                         Layout{d, BlockCyclic(1, target_ranks)},
+                                         TilePerAllocation<>{}, region)
+                .ok);
+    }
   }
 
   TEST_CASE("robustness: an empty region is a no-op on every rank") {
@@ -220,6 +237,20 @@ TEST_SUITE("robustness") {
       R.redistribute();
       const Outcome o = check(A, B, r, before);
       CHECK(all_ranks(world, o.delivered == 0 && o.touched_outside == 0 && o.source_intact));
+    }
+    {
+      INFO("with another layout: nothing moves, the target untouched");
+      const boost::mpi::communicator comm;
+      const int np = comm.size();
+      const Layout random_src{uniform(20, 20, 3, 4), RandomDistribution(np, 5)};
+      const Layout rows_dst{uniform(15, 25, 4, 6), BlockCyclic(np, 1)};
+      const RunReport rep =
+          check_redistribution<double>(comm, random_src, PackedTiles<>{}, rows_dst, PackedTiles<>{},
+                                       Region{{0, 5}, {2, 2}, {1, 1}});
+      CHECK(rep.ok);
+      CHECK(rep.messages == 0);
+      CHECK(rep.elements_local == 0);
+      CHECK(rep.checked == 15 * 25);
     }
   }
 
