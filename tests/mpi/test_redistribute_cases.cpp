@@ -193,7 +193,7 @@ TEST_CASE("mpi: messages split at 64 bytes, batches of one source tile column") 
   const Layout dst{uniform(47, 41, 9, 4), BlockCyclic(1, np)};
   const Region region{{35, 38}, {5, 7}, {12, 3}};
   RunOptions o;
-  o.plan.max_message_bytes = 64;
+  o.execution.max_message_bytes = 64;
   o.plan.batch = 1;
   o.repeats = 2;
   const RunReport rep = check_redistribution<double>(comm, src, PackedTiles<>{}, dst,
@@ -201,7 +201,7 @@ TEST_CASE("mpi: messages split at 64 bytes, batches of one source tile column") 
   CHECK(rep.ok);
   CHECK(rep.batches == 8);  // source tile columns 1..8 of 5 columns each hold columns 7..44
   o.async = true;
-  o.plan.max_message_bytes = 24;  // 3 doubles: chunk boundaries inside segments
+  o.execution.max_message_bytes = 24;  // 3 doubles: chunk boundaries inside segments
   CHECK(check_redistribution<int>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, region, o).ok);
 }
 
