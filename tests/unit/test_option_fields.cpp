@@ -1,7 +1,10 @@
 // Field tables of the options structs (option_fields.hpp): the environment, validation,
-// agreement items and reports all come from one table per struct.
+// agreement items and reports all come from one table per struct, and the docs' option
+// tables are checked against it, so that a field added without docs fails here.
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -75,6 +78,62 @@ struct redist::detail::OptionFields<Knobs> {
 };
 
 namespace {
+
+/// The rows of the markdown table after "<!-- option table: `name` ... -->" in `file`
+/// (docs/), header and separator left out; each row as its cells, trimmed.
+std::vector<std::vector<std::string>> doc_table(const std::string& file, const std::string& name) {
+  std::ifstream in(std::string(REDIST_SOURCE_DIR) + "/docs/" + file);
+  REQUIRE_MESSAGE(in, "cannot read docs/", file);
+  std::string line;
+  const std::string marker = "<!-- option table: " + name + " ";
+  while (std::getline(in, line) && line.rfind(marker, 0) != 0) {
+  }
+  REQUIRE_MESSAGE(in, "docs/", file, " has no line starting '", marker, "'");
+  std::vector<std::vector<std::string>> rows;
+  for (int k = 0; std::getline(in, line) && line.rfind("|", 0) == 0; ++k) {
+    if (k < 2) continue;  // header, separator
+    std::vector<std::string> cells;
+    std::size_t from = 1;
+    for (std::size_t bar; (bar = line.find('|', from)) != std::string::npos; from = bar + 1) {
+      std::string cell = line.substr(from, bar - from);
+      cell.erase(0, cell.find_first_not_of(' '));
+      cell.erase(cell.find_last_not_of(' ') + 1);
+      cells.push_back(cell);
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+/// The first cells of Options' docs rows as its table renders them, joined by " | ":
+/// member, default and, `with_env`, the variable.
+template <class Options>
+std::vector<std::string> rendered_rows(bool with_env) {
+  const Options defaults{};
+  std::vector<std::string> rows;
+  detail::for_each_field<Options>([&](const auto& f) {
+    std::string row =
+        "`" + std::string(f.member_name()) + "` | " + f.kind.doc_default(defaults.*f.member);
+    if (with_env) row += " | " + (f.env != nullptr ? f.kind.doc_env(f.env) : std::string());
+    rows.push_back(row);
+  });
+  return rows;
+}
+
+template <class Options>
+void check_doc_table(const std::string& name, bool with_env) {
+  const auto docs = doc_table("quickstart.md", name);
+  const auto code = rendered_rows<Options>(with_env);
+  CHECK_MESSAGE(docs.size() == code.size(), "docs/quickstart.md lists ", docs.size(), " ", name,
+                " members, its field table ", code.size());
+  const std::size_t cells = with_env ? 3 : 2;
+  for (std::size_t k = 0; k < docs.size() && k < code.size(); ++k) {
+    std::string first;
+    for (std::size_t c = 0; c < cells && c < docs[k].size(); ++c)
+      first += (c ? " | " : "") + docs[k][c];
+    CHECK(first == code[k]);
+  }
+}
 
 std::string message(auto&& f) { return test::message_of<invalid_argument>(f); }
 
@@ -251,5 +310,25 @@ TEST_SUITE("option fields") {
           std::vector{S::layout});
     CHECK(scopes_differing(detail::redistribution_items(packed, packed, r, batched)) ==
           std::vector{S::option});
+  }
+
+  TEST_CASE("docs/quickstart.md's option tables match the field tables") {
+    // A field added to a table without its docs row (or the reverse) fails here. PlanOptions'
+    // docs table has no environment column: a PlanOptions variable needs one first.
+    detail::for_each_field<PlanOptions>([](const auto& f) { CHECK(f.env == nullptr); });
+    check_doc_table<PlanOptions>("PlanOptions", false);
+    check_doc_table<ExecutionOptions>("ExecutionOptions", true);
+  }
+
+  TEST_CASE("docs/cost-model.md lists every ExecutionOptions variable with its member") {
+    std::ifstream in(std::string(REDIST_SOURCE_DIR) + "/docs/cost-model.md");
+    REQUIRE(in);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    detail::for_each_field<ExecutionOptions>([&](const auto& f) {
+      if (f.env == nullptr) return;
+      const std::string row =
+          "\n| " + f.kind.doc_env(f.env) + " | `" + std::string(f.member_name()) + "` |";
+      CHECK_MESSAGE(text.find(row) != std::string::npos, "docs/cost-model.md lacks ", row);
+    });
   }
 }
