@@ -5,27 +5,21 @@
 /// rank must use the same ones, since the transports are set up collectively: the
 /// Redistributor agrees on them (detail/agreement.hpp) before any collective set-up.
 ///
-/// | member                   | default               | environment (read once, then agreed) |
-/// |--------------------------|-----------------------|--------------------------------------|
-/// | chunk_bytes              | 2 MiB                 | REDIST_CHUNK_BYTES=N                 |
-/// | streaming                | automatic (>= 16 MiB) | REDIST_STREAMING=0 or 1              |
-/// | shared_window            | on                    | REDIST_SHARED_WINDOW=0 or 1          |
-/// | transport                | automatic             | REDIST_TRANSPORT=auto, point-to-point, |
-/// |                          |                       | node-window or cross-memory          |
-/// | gpu_aware_mpi            | REDIST_GPU_AWARE_MPI  | REDIST_GPU_AWARE_MPI=0 or 1          |
-/// | progress_timeout_seconds | 300                   | REDIST_PROGRESS_TIMEOUT=S (0: never) |
-///
-/// PlanOptions::max_message_bytes has one too, REDIST_MAX_MESSAGE_BYTES (plan.hpp).
+/// Each member has one entry in the field table below (option_fields.hpp): its
+/// REDIST_* variable (read once, then agreed), its check, and whether reports list it;
+/// docs/quickstart.md's table is checked against it (tests/unit/test_option_fields.cpp).
 
-#include <cmath>
+#include <climits>
 #include <cstdint>
-#include <cstdlib>
+#include <iterator>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include <redist/detail/environment.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
+#include <redist/option_fields.hpp>
 
 #ifndef REDIST_GPU_AWARE_MPI
 /// Set to 1 when MPI can read and write device memory directly.
@@ -33,6 +27,10 @@
 #endif
 
 namespace redist {
+
+/// The largest piece of a message one MPI call carries, in bytes: transport/link.hpp
+/// casts each piece's byte count to an MPI `int` count.
+inline constexpr index_t largest_message_bytes = INT_MAX;
 
 /// A switch that may also be left to the library.
 enum class Toggle : int { automatic = -1, off = 0, on = 1 };
@@ -98,43 +96,112 @@ struct ExecutionOptions {
   /// default: one chunk takes milliseconds, even a 1 GiB piece seconds on a slow link.
   double progress_timeout_seconds = 300;
 
-  /// These options with every REDIST_* variable that is set applied on top.
-  /// @throws invalid_argument naming the variable and its value if one is malformed.
-  ExecutionOptions with_environment() const {
-    ExecutionOptions o = *this;
-    if (const char* e = std::getenv("REDIST_CHUNK_BYTES"))
-      o.chunk_bytes = detail::env_bytes("REDIST_CHUNK_BYTES", e);
-    if (const char* e = std::getenv("REDIST_STREAMING"))
-      o.streaming = detail::env_flag("REDIST_STREAMING", e) ? Toggle::on : Toggle::off;
-    if (const char* e = std::getenv("REDIST_SHARED_WINDOW"))
-      o.shared_window = detail::env_flag("REDIST_SHARED_WINDOW", e);
-    if (const char* e = std::getenv("REDIST_TRANSPORT"))
-      o.transport = parse_transport_policy(e, "REDIST_TRANSPORT");
-    if (const char* e = std::getenv("REDIST_GPU_AWARE_MPI"))
-      o.gpu_aware_mpi = detail::env_flag("REDIST_GPU_AWARE_MPI", e);
-    if (const char* e = std::getenv("REDIST_PROGRESS_TIMEOUT"))
-      o.progress_timeout_seconds = detail::env_seconds("REDIST_PROGRESS_TIMEOUT", e);
-    o.validate();
-    return o;
-  }
+  /// Largest MPI message in bytes, in [1, largest_message_bytes]; longer messages are
+  /// split into several. REDIST_MAX_MESSAGE_BYTES caps it (a smaller value in code is
+  /// kept), so that a whole program or test suite can be run through the split path.
+  index_t max_message_bytes = largest_message_bytes;
 
-  /// @throws invalid_argument naming the member and its value.
-  void validate() const {
-    detail::require<invalid_argument>(chunk_bytes >= 1, "chunk size must be positive",
-                                      "ExecutionOptions::chunk_bytes", chunk_bytes);
-    detail::require<invalid_argument>(
-        streaming_threshold_bytes >= 0, "streaming threshold must be >= 0",
-        "ExecutionOptions::streaming_threshold_bytes", streaming_threshold_bytes);
-    detail::require<invalid_argument>(
-        std::isfinite(progress_timeout_seconds) && progress_timeout_seconds >= 0,
-        "progress timeout must be a number of seconds >= 0 (0: never)",
-        "ExecutionOptions::progress_timeout_seconds", progress_timeout_seconds);
-    detail::require<invalid_argument>(
-        transport >= TransportPolicy::automatic && transport <= TransportPolicy::cross_memory,
-        "unknown transport policy", "ExecutionOptions::transport", static_cast<index_t>(transport));
-  }
+  /// These options with every REDIST_* variable that is set applied on top, validated.
+  /// @throws invalid_argument naming the variable and its value if one is malformed, or
+  /// the member and its value if the result is invalid.
+  ExecutionOptions with_environment() const;
+  /// @throws invalid_argument naming the first invalid member and its value.
+  void validate() const;
   /// Whether messages between ranks of a node may use node-local paths at all.
   bool node_paths() const { return shared_window && transport != TransportPolicy::point_to_point; }
 };
+
+namespace detail {
+
+/// A Toggle; its variable is 0 (off) or 1 (on).
+struct ToggleKind {
+  static Toggle parse(const char* var, std::string_view text) {
+    return env_flag(var, text) ? Toggle::on : Toggle::off;
+  }
+  static std::string check(Toggle t) {
+    return t >= Toggle::automatic && t <= Toggle::on ? std::string() : "unknown toggle";
+  }
+  static index_t shown(Toggle t) { return static_cast<index_t>(t); }
+  static std::uint64_t word(Toggle t) { return static_cast<std::uint64_t>(shown(t)); }
+  static const char* name(Toggle t) {
+    return t == Toggle::automatic ? "automatic" : t == Toggle::on ? "on" : "off";
+  }
+  static std::string json(Toggle t) { return "\"" + std::string(name(t)) + "\""; }
+  static std::string doc_default(Toggle t) { return "`Toggle::" + std::string(name(t)) + "`"; }
+  static std::string doc_env(std::string_view var) { return Flag::doc_env(var); }
+  static constexpr std::string_view word_unit = "";
+};
+
+/// A TransportPolicy; its variable is a policy's name (to_string).
+struct TransportKind {
+  static constexpr TransportPolicy all[] = {
+      TransportPolicy::automatic, TransportPolicy::point_to_point, TransportPolicy::node_window,
+      TransportPolicy::cross_memory};
+
+  static TransportPolicy parse(const char* var, std::string_view text) {
+    return parse_transport_policy(text, var);
+  }
+  static std::string check(TransportPolicy p) {
+    return p >= TransportPolicy::automatic && p <= TransportPolicy::cross_memory
+               ? std::string()
+               : "unknown transport policy";
+  }
+  static index_t shown(TransportPolicy p) { return static_cast<index_t>(p); }
+  static std::uint64_t word(TransportPolicy p) { return static_cast<std::uint64_t>(shown(p)); }
+  static std::string json(TransportPolicy p) { return "\"" + std::string(to_string(p)) + "\""; }
+  static std::string doc_default(TransportPolicy p) {
+    constexpr const char* enumerators[] = {"automatic", "point_to_point", "node_window",
+                                           "cross_memory"};
+    return check(p).empty() ? "`TransportPolicy::" + std::string(enumerators[shown(p)]) + "`" : "?";
+  }
+  /// "`REDIST_TRANSPORT=auto`, `point-to-point`, `node-window` or `cross-memory`"
+  static std::string doc_env(std::string_view var) {
+    std::string s = "`" + std::string(var) + "=";
+    for (std::size_t k = 0; k < std::size(all); ++k) {
+      if (k > 0) s += k + 1 < std::size(all) ? ", `" : " or `";
+      s += std::string(to_string(all[k])) + "`";
+    }
+    return s;
+  }
+  static constexpr std::string_view word_unit = "";
+};
+
+template <>
+struct OptionFields<ExecutionOptions> {
+  using O = ExecutionOptions;
+  // Agreement and reports list the fields in this order.
+  static constexpr auto fields = std::tuple{
+      option_field("ExecutionOptions::chunk_bytes", &O::chunk_bytes, "REDIST_CHUNK_BYTES",
+                   Integer{1, INT64_MAX, "chunk size must be positive"}),
+      option_field("ExecutionOptions::streaming", &O::streaming, "REDIST_STREAMING", ToggleKind{}),
+      option_field("ExecutionOptions::streaming_threshold_bytes", &O::streaming_threshold_bytes,
+                   nullptr, Integer{0, INT64_MAX, "streaming threshold must be >= 0"}),
+      option_field("ExecutionOptions::shared_window", &O::shared_window, "REDIST_SHARED_WINDOW",
+                   Flag{}),
+      option_field("ExecutionOptions::transport", &O::transport, "REDIST_TRANSPORT",
+                   TransportKind{}),
+      option_field("ExecutionOptions::gpu_aware_mpi", &O::gpu_aware_mpi, "REDIST_GPU_AWARE_MPI",
+                   Flag{"REDIST_GPU_AWARE_MPI"}),
+      // Not reported: it changes when a wait gives up, never how fast data moves.
+      option_field("ExecutionOptions::progress_timeout_seconds", &O::progress_timeout_seconds,
+                   "REDIST_PROGRESS_TIMEOUT",
+                   Seconds{"progress timeout must be a number of seconds >= 0 (0: never)"}, false),
+      option_field("ExecutionOptions::max_message_bytes", &O::max_message_bytes,
+                   "REDIST_MAX_MESSAGE_BYTES",
+                   Integer{1, largest_message_bytes, "message split limit must be positive",
+                           "message split limit above the largest MPI count, INT_MAX"},
+                   true, EnvRule::cap),
+  };
+};
+
+}  // namespace detail
+
+inline ExecutionOptions ExecutionOptions::with_environment() const {
+  ExecutionOptions o = detail::apply_environment(*this);
+  o.validate();
+  return o;
+}
+
+inline void ExecutionOptions::validate() const { detail::validate_options(*this); }
 
 }  // namespace redist

@@ -196,6 +196,14 @@ constexpr std::uint64_t region_fingerprint(const Region& r) {
       .value();
 }
 
+/// What an agreement item describes: rebind() keeps a plan made for the same layout and
+/// option items, whatever the storage.
+enum class AgreementScope : std::uint8_t {
+  layout,   ///< tilings, distributions, region, element type: what the plan is made from
+  storage,  ///< where a matrix's tiles lie (placement kind)
+  option    ///< a value the caller chose (PlanOptions, ExecutionOptions, Transform)
+};
+
 /// One thing every rank must pass identically: a name for messages ("the region",
 /// "PlanOptions::batch") and a 64-bit value. `shows_value`: the value is a number the
 /// user gave (an option), so a disagreement message prints it; otherwise a fingerprint.
@@ -203,40 +211,12 @@ struct AgreementItem {
   std::string name;
   std::uint64_t value = 0;
   bool shows_value = false;
+  AgreementScope scope = AgreementScope::option;
 };
 
 /// An item holding a number itself (an option), printed when ranks disagree.
 inline AgreementItem value_item(std::string name, index_t v) {
-  return {std::move(name), static_cast<std::uint64_t>(v), true};
+  return {std::move(name), static_cast<std::uint64_t>(v), true, AgreementScope::option};
 }
-
-namespace detail {
-/// ExecutionOptions (execution_options.hpp) as agreement items, one per member. A
-/// template so that this header does not depend on that one.
-template <class Options>
-requires requires(const Options& o) {
-  o.chunk_bytes;
-  o.streaming;
-  o.streaming_threshold_bytes;
-  o.shared_window;
-  o.transport;
-  o.gpu_aware_mpi;
-  o.progress_timeout_seconds;
-}
-std::vector<AgreementItem> execution_items(const Options& o) {
-  return {
-      value_item("ExecutionOptions::chunk_bytes", static_cast<index_t>(o.chunk_bytes)),
-      value_item("ExecutionOptions::streaming", static_cast<index_t>(o.streaming)),
-      value_item("ExecutionOptions::streaming_threshold_bytes",
-                 static_cast<index_t>(o.streaming_threshold_bytes)),
-      value_item("ExecutionOptions::shared_window", static_cast<index_t>(o.shared_window)),
-      value_item("ExecutionOptions::transport", static_cast<index_t>(o.transport)),
-      value_item("ExecutionOptions::gpu_aware_mpi", static_cast<index_t>(o.gpu_aware_mpi)),
-      // In microseconds: the value shown when ranks differ stays an integer.
-      value_item("ExecutionOptions::progress_timeout_seconds (us)",
-                 static_cast<index_t>(o.progress_timeout_seconds * 1e6)),
-  };
-}
-}  // namespace detail
 
 }  // namespace redist

@@ -19,24 +19,24 @@
 
 #include <algorithm>
 #include <array>
-#include <climits>
 #include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include <redist/axis_cut.hpp>
-#include <redist/detail/environment.hpp>
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
+#include <redist/option_fields.hpp>
 #include <redist/plan/batch_budget.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 
 namespace redist {
 
-/// Tuning knobs of planning and execution.
+/// Tuning knobs of planning: how the moved data is cut into batches. Each member has one
+/// entry in the field table below (option_fields.hpp).
 struct PlanOptions {
   /// Source tile columns per batch (the budget is then not used); 0 chooses batches under
   /// `max_buffer_bytes`.
@@ -47,24 +47,23 @@ struct PlanOptions {
   index_t max_buffer_bytes = index_t{1} << 30;
   /// Element size in bytes (set by the Redistributor from its element type).
   index_t element_bytes = 8;
-  /// Largest MPI message in bytes, in [1, INT_MAX] (an MPI count is an `int`); longer
-  /// messages are split into several. The default is the largest; tests lower it to
-  /// exercise the split.
-  index_t max_message_bytes = INT_MAX;
-
-  /// These options with REDIST_MAX_MESSAGE_BYTES=N applied on top: N caps
-  /// max_message_bytes (a smaller limit set in code is kept), so that a whole program or
-  /// test suite can be run through the split path. The Redistributor reads it once, with
-  /// the ExecutionOptions' variables, and agrees on the result.
-  /// @throws invalid_argument naming the variable and its value unless N is in [1, INT_MAX].
-  PlanOptions with_environment() const {
-    PlanOptions o = *this;
-    if (const char* e = std::getenv("REDIST_MAX_MESSAGE_BYTES"))
-      o.max_message_bytes =
-          std::min(o.max_message_bytes, detail::env_bytes("REDIST_MAX_MESSAGE_BYTES", e, INT_MAX));
-    return o;
-  }
 };
+
+namespace detail {
+template <>
+struct OptionFields<PlanOptions> {
+  using O = PlanOptions;
+  // element_bytes is not an option: the Redistributor sets it from the element type, and
+  // the ranks agree on the element size itself (detail/agreement.hpp).
+  static constexpr auto fields = std::tuple{
+      option_field("PlanOptions::batch", &O::batch, nullptr,
+                   Integer{0, INT64_MAX, "batch must be >= 0 (0 = automatic)", {}, false}),
+      // Checked against the plan's feasible minimum when batches are cut (batch_budget.hpp).
+      option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes, nullptr,
+                   Integer{INT64_MIN, INT64_MAX, {}}),
+  };
+};
+}  // namespace detail
 
 /// A segment with its place in the message order and in its message buffer.
 struct PlannedSegment {
@@ -239,16 +238,7 @@ void check_plan_inputs(const SrcLayout& src, const DstLayout& dst, const Region&
                                     "comm_size", comm_size);
   detail::require<invalid_argument>(0 <= rank && rank < comm_size, "rank outside the communicator",
                                     "rank", rank);
-  detail::require<invalid_argument>(options.batch >= 0, "batch must be >= 0 (0 = automatic)",
-                                    "batch", options.batch);
-  detail::require<invalid_argument>(options.max_message_bytes >= 1,
-                                    "message split limit must be positive", "max_message_bytes",
-                                    options.max_message_bytes);
-  // Each piece's byte count becomes an MPI int count (transport/link.hpp).
-  detail::require<invalid_argument>(
-      options.max_message_bytes <= INT_MAX,
-      "message split limit above the largest MPI count, INT_MAX = " + std::to_string(INT_MAX),
-      "max_message_bytes", options.max_message_bytes);
+  validate_options(options);
   detail::require<invalid_argument>(options.element_bytes >= 1, "element size must be positive",
                                     "element_bytes", options.element_bytes);
   if (src.ranks() > comm_size)

@@ -84,15 +84,15 @@ class Redistributor {
     detail::collectively(comm_, [&] {
       check_parts(parts);
       for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
-      // REDIST_MAX_MESSAGE_BYTES before planning: the plan keeps the options it used.
-      options = options.with_environment();
+      // Before planning: the plan keeps the options it used.
+      options = detail::apply_environment(options);
       items = part_items(parts, options, transform.op);
       plan = detail::plan_parts(parts, plan_hash, transform, options, options.max_buffer_bytes,
                                 comm_.rank(), comm_.size());
       others = detail::transform_items(transform);
       // The environment is read once, here, and agreed like everything else.
       execution = execution.with_environment();
-      for (auto& item : detail::execution_items(execution)) others.push_back(std::move(item));
+      for (auto& item : detail::option_items(execution)) others.push_back(std::move(item));
     });
     // Each rank's input is valid on its own; now all must be the same redistribution,
     // before anything sized or set up from the plans (detail/agreement.hpp).
@@ -214,16 +214,17 @@ class Redistributor {
  private:
   const PlanOptions& plan_options() const { return executor_->plan().options; }
   /// What the ranks agree on about the parts (detail::redistribution_values): every part's
-  /// values, part after part, named by detail::redistribution_item_names. K parts cost
+  /// values, part after part, of the kinds detail::redistribution_item_kinds. K parts cost
   /// K x kinds words and no strings.
   struct PartItems {
-    static constexpr std::size_t kinds = detail::redistribution_item_names.size();
+    static constexpr auto& kind = detail::redistribution_item_kinds;
+    static constexpr std::size_t kinds = kind.size();
     std::vector<std::uint64_t> values;  ///< part k's item i at k * kinds + i
 
     std::size_t parts() const { return values.size() / kinds; }
     /// Item i of part k as named alone: "part k: <name>" when there are several parts.
     std::string name(std::size_t k, std::size_t i) const {
-      const std::string item(detail::redistribution_item_names[i].first);
+      const std::string item(kind[i].name);
       return parts() > 1 ? "part " + std::to_string(k) + ": " + item : item;
     }
     /// Every part's items, named (after the number of parts, when there are several).
@@ -233,8 +234,7 @@ class Redistributor {
         out.push_back(value_item("the number of parts", static_cast<index_t>(parts())));
       for (std::size_t k = 0; k < parts(); ++k)
         for (std::size_t i = 0; i < kinds; ++i)
-          out.push_back(
-              {name(k, i), values[k * kinds + i], detail::redistribution_item_names[i].second});
+          out.push_back({name(k, i), values[k * kinds + i], kind[i].shows_value, kind[i].scope});
       return out;
     }
     /// The number of parts, then one item per kind: a hash of every part's value in order.
@@ -244,16 +244,14 @@ class Redistributor {
       for (std::size_t i = 0; i < kinds; ++i) {
         detail::Hasher h;
         for (std::size_t k = 0; k < parts(); ++k) h.add(values[k * kinds + i]);
-        out.push_back({std::string(detail::redistribution_item_names[i].first) + " of every part",
-                       h.value(), false});
+        out.push_back(
+            {std::string(kind[i].name) + " of every part", h.value(), false, kind[i].scope});
       }
       return out;
     }
     /// Whether item i fixes the plan: tilings, region, distributions, element type,
     /// options; not the storage (rebind() may point at storage of other extents).
-    static bool fixes_plan(std::size_t i) {
-      return detail::redistribution_item_names[i].first.find("storage") == std::string_view::npos;
-    }
+    static bool fixes_plan(std::size_t i) { return kind[i].scope != AgreementScope::storage; }
     /// A hash of part k's items that fix the plan.
     std::uint64_t plan_hash(std::size_t k) const {
       detail::Hasher h;

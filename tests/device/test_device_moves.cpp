@@ -99,16 +99,17 @@ index_t check_move(const boost::mpi::communicator& comm, A& a, B& b, const Regio
 /// One random case (random_cases.hpp) in device memory, tile or ScaLAPACK target storage.
 template <class T, class SrcShape, class DstShape>
 index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape src_shape,
-                 DstShape dst_shape, const Transform<T>& t, const PlanOptions& plan) {
+                 DstShape dst_shape, const Transform<T>& t, const PlanOptions& plan,
+                 const ExecutionOptions& exec) {
   const Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
   const Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
   Mirrored<T, decltype(src), TilePerAllocation> a(src, comm.rank());
   if (c.scalapack_target) {
     Mirrored<T, decltype(dst), ScalapackColumnMajor> b(dst, comm.rank());
-    return check_move(comm, a, b, c.region, t, plan);
+    return check_move(comm, a, b, c.region, t, plan, exec);
   }
   Mirrored<T, decltype(dst), PackedTiles> b(dst, comm.rank());
-  return check_move(comm, a, b, c.region, t, plan);
+  return check_move(comm, a, b, c.region, t, plan, exec);
 }
 
 /// `cases` random cases (random_cases.hpp: ops, alpha/beta pairs, triangles); every fourth
@@ -123,14 +124,15 @@ void check_random_moves(const boost::mpi::communicator& comm, unsigned seed, int
     const Case c = random_case(g, comm.size(), op, k % 4 == 0 ? 3 : 12);
     const Transform<T> t = random_transform<T>(k, op);
     PlanOptions plan;
+    ExecutionOptions exec;
     if (k % 4 == 3) {
-      plan.max_message_bytes = 7 * static_cast<index_t>(sizeof(T));
+      exec.max_message_bytes = 7 * static_cast<index_t>(sizeof(T));
       plan.batch = 1;
     }
     CAPTURE(k);
     CAPTURE(static_cast<int>(op));
     const index_t bad = with_tilings(
-        c, [&](auto src, auto dst) { return run_case<T>(comm, c, src, dst, t, plan); });
+        c, [&](auto src, auto dst) { return run_case<T>(comm, c, src, dst, t, plan, exec); });
     CHECK(bad == 0);
   }
 }

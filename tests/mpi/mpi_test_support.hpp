@@ -88,6 +88,7 @@ index_t target_errors(const M& b, const Region& r, index_t& checked) {
 /// How to run a redistribution in check_redistribution.
 struct RunOptions {
   PlanOptions plan{};
+  ExecutionOptions execution{};
   int repeats = 1;     ///< executions of the same plan (target reset to the sentinel before each)
   bool async = false;  ///< start()/wait() instead of redistribute()
   bool node_shared_source = false;  ///< source in node-shared memory (direct messages)
@@ -147,7 +148,7 @@ RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layo
           : TiledMatrix<T, SL, SP>(std::move(src_layout), std::move(src_placement), comm.rank());
   TiledMatrix<T, DL, DP> b(std::move(dst_layout), std::move(dst_placement), comm.rank());
   fill_source(a);
-  Redistributor<decltype(a), decltype(b)> r(a, b, comm, region, options.plan);
+  Redistributor<decltype(a), decltype(b)> r(a, b, comm, region, options.plan, options.execution);
   RunReport rep;
   index_t bad = 0, checked = 0;
   for (int k = 0; k < options.repeats; ++k) {

@@ -209,11 +209,11 @@ TEST_SUITE("agreement") {
       }
       {
         INFO("max_message_bytes");
-        PlanOptions o;
-        o.max_message_bytes = odd ? 64 : 1000;
-        check_disagreement(agreement_message([&] { Redistributor R(a, b, world, r, o); }),
-                           "PlanOptions::max_message_bytes",
-                           "(PlanOptions::max_message_bytes = 64 on rank");
+        ExecutionOptions x;
+        x.max_message_bytes = odd ? 64 : 1000;
+        check_disagreement(agreement_message([&] { Redistributor R(a, b, world, r, {}, x); }),
+                           "ExecutionOptions::max_message_bytes",
+                           "(ExecutionOptions::max_message_bytes = 64 on rank");
       }
     });
   }

@@ -227,9 +227,9 @@ TEST_SUITE("robustness") {
     const Layout l{uniform(8, 8, 2, 2), BlockCyclic(1, 1)};
     auto A = matrix<double>(l);
     auto B = matrix<double>(l);
-    PlanOptions o;
-    o.max_message_bytes = world.rank() == 0 ? 0 : 64;  // a caller bug on rank 0 only
-    const std::string msg = what_of<invalid_argument>([&] { Redistributor R(A, B, world, o); });
+    ExecutionOptions x;
+    x.max_message_bytes = world.rank() == 0 ? 0 : 64;  // a caller bug on rank 0 only
+    const std::string msg = what_of<invalid_argument>([&] { Redistributor R(A, B, world, {}, x); });
     check_collective_message(msg, {"max_message_bytes = 0"});
   }
 }

@@ -98,7 +98,7 @@ TEST_SUITE("large") {
       PlanOptions o;
       o.batch = 1;
       Redistributor R(A, B, world, o);
-      CHECK(R.plan().options.max_message_bytes == INT_MAX);
+      CHECK(R.execution_options().max_message_bytes == INT_MAX);
       // No REQUIRE before redistribute(): a rank leaving early would hang the other.
       const TaskGraph& g = R.task_graph();
       if (world.rank() == 0) {

@@ -109,11 +109,12 @@ Outcome check(const SrcM& A, const DstM& B, const Region& r,
 
 /// Moves `r` from A to B `repeats` times, then checks every element on every rank.
 template <class SrcM, class DstM>
-void move_and_check(SrcM& A, DstM& B, const Region& r, PlanOptions options = {}, int repeats = 1) {
+void move_and_check(SrcM& A, DstM& B, const Region& r, PlanOptions options = {}, int repeats = 1,
+                    ExecutionOptions execution = {}) {
   boost::mpi::communicator world;
   fill(A, B);
   const auto before = snapshot(A);
-  Redistributor R(A, B, world, r, options);
+  Redistributor R(A, B, world, r, options, execution);
   for (int k = 0; k < repeats; ++k) R.redistribute();
   const Outcome o = check(A, B, r, before);
   CAPTURE(world.rank());
@@ -264,10 +265,11 @@ TEST_SUITE("robustness") {
     auto B = matrix<double>(dst, TilePerAllocation<>{});
     const Region r{{16, 13}, {3, 2}, {4, 1}};
     PlanOptions o;
-    o.batch = 1;               // several batches, so buffers are reused inside a run too
-    o.max_message_bytes = 40;  // and messages are split
+    o.batch = 1;  // several batches, so buffers are reused inside a run too
+    ExecutionOptions x;
+    x.max_message_bytes = 40;  // and messages are split
     fill(A, B);
-    Redistributor R(A, B, world, r, o);
+    Redistributor R(A, B, world, r, o, x);
     std::vector<std::vector<double>> before;
     for (int k = 0; k < 100; ++k) {
       // A new generation of source values each time: a stale or skipped element shows.
@@ -344,12 +346,12 @@ TEST_SUITE("robustness") {
         const ScopedEnv env("REDIST_SHARED_WINDOW", window);
         CAPTURE(window);
         CAPTURE(limit);
-        PlanOptions o;
-        o.max_message_bytes = limit;
+        ExecutionOptions x;
+        x.max_message_bytes = limit;
         const Region r{{21, 18}, {2, 1}, {1, 0}};
-        move_and_check(A, B, r, o);
-        Redistributor R(A, B, world, r, o);
-        CHECK(R.plan().options.max_message_bytes == limit);
+        move_and_check(A, B, r, {}, 1, x);
+        Redistributor R(A, B, world, r, {}, x);
+        CHECK(R.execution_options().max_message_bytes == limit);
         // With more than one rank some message is longer than the limit, so the split runs.
         index_t longest = 0;
         for (const Message& m : R.plan().send.messages) longest = std::max(longest, m.elements * 8);
@@ -364,7 +366,7 @@ TEST_SUITE("robustness") {
       const Layout dst{uniform(47, 41, 9, 4), BlockCyclic(1, np)};
       const Region region{{35, 38}, {5, 7}, {12, 3}};
       RunOptions o;
-      o.plan.max_message_bytes = 64;
+      o.execution.max_message_bytes = 64;
       o.plan.batch = 1;
       o.repeats = 2;
       const RunReport rep = check_redistribution<double>(comm, src, PackedTiles<>{}, dst,
@@ -372,7 +374,7 @@ TEST_SUITE("robustness") {
       CHECK(rep.ok);
       CHECK(rep.batches == 8);  // source tile columns 1..8 of 5 columns each hold columns 7..44
       o.async = true;
-      o.plan.max_message_bytes = 24;  // 3 doubles: chunk boundaries inside segments
+      o.execution.max_message_bytes = 24;  // 3 doubles: chunk boundaries inside segments
       CHECK(check_redistribution<int>(comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, region, o)
                 .ok);
     }
@@ -387,10 +389,10 @@ TEST_SUITE("robustness") {
     {
       const ScopedEnv cap("REDIST_MAX_MESSAGE_BYTES", "5");
       move_and_check(A, B, r);  // split at 5 bytes, inside elements
-      PlanOptions o;
-      CHECK(Redistributor(A, B, world, r, o).plan().options.max_message_bytes == 5);
-      o.max_message_bytes = 3;  // a smaller limit in code is kept
-      CHECK(Redistributor(A, B, world, r, o).plan().options.max_message_bytes == 3);
+      ExecutionOptions x;
+      CHECK(Redistributor(A, B, world, r, {}, x).execution_options().max_message_bytes == 5);
+      x.max_message_bytes = 3;  // a smaller limit in code is kept
+      CHECK(Redistributor(A, B, world, r, {}, x).execution_options().max_message_bytes == 3);
     }
     if (world.size() < 2) return;  // nothing to disagree with
     const auto what = [&](const char* mine, const char* others) {
@@ -410,6 +412,6 @@ TEST_SUITE("robustness") {
     CHECK(above.find("REDIST_MAX_MESSAGE_BYTES = 2147483648") != std::string::npos);
     CHECK(above.find("2147483647") != std::string::npos);
     const std::string differ = what("64", "4096");
-    CHECK(differ.find("PlanOptions::max_message_bytes") != std::string::npos);
+    CHECK(differ.find("ExecutionOptions::max_message_bytes") != std::string::npos);
   }
 }

@@ -175,7 +175,8 @@ TEST_CASE("mpi: node-shared source under every transport and store mode") {
       CAPTURE(streaming);
       const RunReport rep = check_redistribution<double>(
           comm, src, ScalapackColumnMajor<>{}, dst, ScalapackColumnMajor<>{75},
-          Region{{60, 50}, {5, 9}, {11, 2}}, shared_source(RunOptions{{}, 2, true}));
+          Region{{60, 50}, {5, 9}, {11, 2}},
+          shared_source(RunOptions{.repeats = 2, .async = true}));
       CHECK(rep.ok);
       if (window[0] == '1')
         check_all_direct(rep);

@@ -202,9 +202,6 @@ TEST_SUITE("errors") {
     o.batch = -1;
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), "batch = -1");
     o = {};
-    o.max_message_bytes = 0;
-    CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), "max_message_bytes = 0");
-    o = {};
     o.element_bytes = 0;
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), "element_bytes = 0");
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 0), "comm_size = 0");
@@ -212,30 +209,28 @@ TEST_SUITE("errors") {
     CHECK_ERROR(invalid_argument, make_plan(l, l, r, -1, 2), "rank = -1");
   }
 
-  TEST_CASE("a message split limit above the largest MPI count is refused") {
+  TEST_CASE("a message split limit below 1 or above the largest MPI count is refused") {
     // Each piece's byte count becomes an MPI int: above INT_MAX it would wrap.
-    const Layout l{shape(10, 10, 3, 3), BlockCyclic(1, 1)};
-    const Region r = Region::whole({10, 10});
+    ExecutionOptions o;
+    o.max_message_bytes = 0;
+    CHECK_ERROR(invalid_argument, o.validate(), "ExecutionOptions::max_message_bytes = 0",
+                "must be positive");
     for (const index_t above : {index_t{INT_MAX} + 1, index_t{1} << 40}) {
       CAPTURE(above);
-      PlanOptions o;
       o.max_message_bytes = above;
-      const std::string named = "max_message_bytes = " + std::to_string(above);
-      CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), named, "INT_MAX = 2147483647");
-      CHECK_ERROR(invalid_argument, make_compact_plan(l, l, r, 0, 1, o), named,
-                  "INT_MAX = 2147483647");
+      const std::string named = "ExecutionOptions::max_message_bytes = " + std::to_string(above);
+      CHECK_ERROR(invalid_argument, o.validate(), named, "INT_MAX = 2147483647");
     }
-    PlanOptions largest;
-    largest.max_message_bytes = INT_MAX;
-    CHECK_NOTHROW(make_plan(l, l, r, 0, 1, largest));
-    CHECK_NOTHROW(make_compact_plan(l, l, r, 0, 1, largest));
+    o.max_message_bytes = INT_MAX;
+    CHECK_NOTHROW(o.validate());
+    CHECK(ExecutionOptions{}.max_message_bytes == INT_MAX);
   }
 
   TEST_CASE("REDIST_MAX_MESSAGE_BYTES caps the split limit; a bad value is refused") {
     const char* name = "REDIST_MAX_MESSAGE_BYTES";
     const char* before = std::getenv(name);
     const std::string saved = before != nullptr ? before : "";
-    PlanOptions o;
+    ExecutionOptions o;
     ::unsetenv(name);
     CHECK(o.with_environment().max_message_bytes == INT_MAX);
     ::setenv(name, "4096", 1);

@@ -12,6 +12,7 @@
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/owner_table.hpp>
 #include <redist/distributions/random.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/fingerprint.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
@@ -252,28 +253,27 @@ TEST_SUITE("fingerprint") {
     CHECK(all.size() == 9);
   }
 
-  TEST_CASE("execution_items lists every ExecutionOptions member with its value") {
-    struct FakeOptions {
-      index_t chunk_bytes = 1 << 21;
-      int streaming = -1;
-      index_t streaming_threshold_bytes = 16 << 20;
-      bool shared_window = true;
-      int transport = 3;
-      bool gpu_aware_mpi = false;
-      double progress_timeout_seconds = 2.5;
-    };
-    const auto items = detail::execution_items(FakeOptions{});
-    REQUIRE(items.size() == 7);
+  TEST_CASE("option_items lists every ExecutionOptions member with its value") {
+    ExecutionOptions o;
+    o.chunk_bytes = 1 << 21;
+    o.transport = TransportPolicy::cross_memory;
+    o.gpu_aware_mpi = false;
+    o.progress_timeout_seconds = 2.5;
+    const auto items = detail::option_items(o);
+    REQUIRE(items.size() == detail::option_count<ExecutionOptions>);
+    REQUIRE(items.size() >= 8);
     CHECK(items[0].name == "ExecutionOptions::chunk_bytes");
     CHECK(items[0].value == (1u << 21));
     CHECK(items[0].shows_value);
-    CHECK(static_cast<std::int64_t>(items[1].value) == -1);
+    CHECK(static_cast<std::int64_t>(items[1].value) == -1);  // Toggle::automatic
     CHECK(items[3].value == 1);
     CHECK(items[4].name == "ExecutionOptions::transport");
     CHECK(items[4].value == 3);
     CHECK(items[5].value == 0);
     CHECK(items[6].name == "ExecutionOptions::progress_timeout_seconds (us)");
     CHECK(items[6].value == 2500000);
+    CHECK(items[7].name == "ExecutionOptions::max_message_bytes");
+    for (const AgreementItem& it : items) CHECK(it.scope == AgreementScope::option);
   }
 
   TEST_CASE("disagreement messages name the item and the ranks that differ") {

@@ -27,6 +27,7 @@
 
 #include <redist/error.hpp>
 #include <redist/fingerprint.hpp>
+#include <redist/option_fields.hpp>
 #include <redist/plan.hpp>
 #include <redist/region.hpp>
 
@@ -137,33 +138,50 @@ inline void agree(const boost::mpi::communicator& comm, const std::vector<Agreem
   throw agreement_error(msg);
 }
 
-/// The names of redistribution_values' items, in order, and whether each shows its value.
-inline constexpr std::array<std::pair<std::string_view, bool>, 12> redistribution_item_names{{
-    {"the source tiling", false},
-    {"the target tiling", false},
-    {"the region", false},
-    {"the source distribution", false},
-    {"the target distribution", false},
-    {"the source storage", false},
-    {"the target storage", false},
-    {"the element size", true},
-    {"the element type", false},
-    {"PlanOptions::batch", true},
-    {"PlanOptions::max_buffer_bytes", true},
-    {"PlanOptions::max_message_bytes", true},
+/// One kind of item of redistribution_values: its name, whether a disagreement shows its
+/// value, and its scope (rebind() keeps the plan where only storage items changed).
+struct ItemKind {
+  std::string_view name;
+  bool shows_value;
+  AgreementScope scope;
+};
+
+/// The items fixed by the matrices and the region, before the PlanOptions fields.
+inline constexpr std::array<ItemKind, 9> input_item_kinds{{
+    {"the source tiling", false, AgreementScope::layout},
+    {"the target tiling", false, AgreementScope::layout},
+    {"the region", false, AgreementScope::layout},
+    {"the source distribution", false, AgreementScope::layout},
+    {"the target distribution", false, AgreementScope::layout},
+    {"the source storage", false, AgreementScope::storage},
+    {"the target storage", false, AgreementScope::storage},
+    {"the element size", true, AgreementScope::layout},
+    {"the element type", false, AgreementScope::layout},
 }};
+
+/// The kinds of redistribution_values' items, in order: input_item_kinds, then one per
+/// PlanOptions field (its table, plan.hpp).
+inline constexpr auto redistribution_item_kinds = [] {
+  std::array<ItemKind, input_item_kinds.size() + option_count<PlanOptions>> out{};
+  std::size_t k = 0;
+  for (const ItemKind& i : input_item_kinds) out[k++] = i;
+  for_each_field<PlanOptions>([&](const auto& f) {
+    out[k++] = {f.name, true, AgreementScope::option};
+  });
+  return out;
+}();
 
 /// What the ranks of a Redistributor between matrices `src` and `dst` must agree on
 /// (`dst_extent`: the target rectangle's, region.extent or, transposed, its swap):
 /// source and target tiling, the region, source and target distribution (on the tiles the
 /// region touches) and storage kind, the element size and type, and every PlanOptions
-/// field a caller sets; named by redistribution_item_names. The region first: when it
+/// field; kinds in redistribution_item_kinds. The region first: when it
 /// differs, a distribution without a hook is sampled on other tiles and differs too, and
 /// the region is the news. O(4096) owner() calls for a distribution without a
 /// fingerprint() hook, O(1) for the built-in ones (O(tiles) for an OwnerTable). No strings:
 /// a move of K parts takes K of these. @pre the region is valid for both (validate_region).
 template <class Src, class Dst>
-std::array<std::uint64_t, redistribution_item_names.size()> redistribution_values(
+std::array<std::uint64_t, redistribution_item_kinds.size()> redistribution_values(
     const Src& src, const Dst& dst, const Region& region, const PlanOptions& options,
     Extents dst_extent) {
   using T = typename Src::value_type;
@@ -172,7 +190,7 @@ std::array<std::uint64_t, redistribution_item_names.size()> redistribution_value
   const auto& d = dst.layout();
   const TileBox src_box = touched_tiles(s.shape(), region.src_origin, region.extent);
   const TileBox dst_box = touched_tiles(d.shape(), region.dst_origin, dst_extent);
-  return {
+  const std::array<std::uint64_t, input_item_kinds.size()> inputs{
       tiling_fingerprint(s.shape()),
       tiling_fingerprint(d.shape()),
       region_fingerprint(region),
@@ -182,10 +200,11 @@ std::array<std::uint64_t, redistribution_item_names.size()> redistribution_value
       placement_fingerprint(dst.placement()),
       static_cast<std::uint64_t>(sizeof(T)),
       element_type,
-      static_cast<std::uint64_t>(options.batch),
-      static_cast<std::uint64_t>(options.max_buffer_bytes),
-      static_cast<std::uint64_t>(options.max_message_bytes),
   };
+  const auto opts = option_words(options);
+  std::array<std::uint64_t, redistribution_item_kinds.size()> out{};
+  std::copy(opts.begin(), opts.end(), std::copy(inputs.begin(), inputs.end(), out.begin()));
+  return out;
 }
 
 /// redistribution_values as named items.
@@ -196,8 +215,8 @@ std::vector<AgreementItem> redistribution_items(const Src& src, const Dst& dst,
   const auto values = redistribution_values(src, dst, region, options, dst_extent);
   std::vector<AgreementItem> items;
   for (std::size_t i = 0; i < values.size(); ++i)
-    items.push_back({std::string(redistribution_item_names[i].first), values[i],
-                     redistribution_item_names[i].second});
+    items.push_back({std::string(redistribution_item_kinds[i].name), values[i],
+                     redistribution_item_kinds[i].shows_value, redistribution_item_kinds[i].scope});
   return items;
 }
 

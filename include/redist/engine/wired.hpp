@@ -71,7 +71,7 @@ class Wired {
     link_.buffers = &buffers_;
     link_.requests = &requests_;
     link_.exec = &exec_;
-    link_.max_message_bytes = plan_.options.max_message_bytes;
+    link_.max_message_bytes = options_.max_message_bytes;
     requests_.set_progress_timeout(options_.progress_timeout_seconds);
     std::optional<MatrixSides<T, SrcMatrix, DstMatrix>> sides;
     Chunkings chunks;

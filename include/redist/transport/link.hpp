@@ -4,11 +4,11 @@
 /// the execution's requests and its execution-space instance.
 
 #include <algorithm>
-#include <climits>
 
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/config.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/transport/message_buffers.hpp>
 #include <redist/transport/request_pool.hpp>
 #include <redist/transport/transport.hpp>
@@ -23,16 +23,17 @@ struct Link {
   MessageBuffers<T, MemorySpace>* buffers = nullptr;
   RequestPool* requests = nullptr;
   const execution_space* exec = nullptr;  ///< the execution's instance (start())
-  index_t max_message_bytes = INT_MAX;    ///< PlanOptions::max_message_bytes, in [1, INT_MAX]
+  /// ExecutionOptions::max_message_bytes, in [1, largest_message_bytes]
+  index_t max_message_bytes = largest_message_bytes;
 
   /// Splits `elements` elements into pieces an MPI int count can carry
-  /// (PlanOptions::max_message_bytes); f(byte offset, bytes).
+  /// (ExecutionOptions::max_message_bytes); f(byte offset, bytes).
   template <class F>
   void for_each_piece(index_t elements, F&& f) const {
     REDIST_EXPECTS(max_message_bytes >= 1);
-    // Planning rejects a limit above INT_MAX; capped here too, so that no piece's count
-    // can wrap whoever set the limit.
-    const index_t limit = std::min<index_t>(max_message_bytes, INT_MAX);
+    // ExecutionOptions::validate() rejects a larger limit; capped here too, so that no
+    // piece's count can wrap whoever set the limit.
+    const index_t limit = std::min(max_message_bytes, largest_message_bytes);
     const index_t total = elements * static_cast<index_t>(sizeof(T));
     for (index_t off = 0; off < total; off += limit)
       f(off, static_cast<int>(std::min(limit, total - off)));
