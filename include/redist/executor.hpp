@@ -4,13 +4,18 @@
 /// execution-space instance, messages through the transports (transport/transport.hpp).
 ///
 /// The loop: tasks whose predecessors are done run from ready queues (Init, then Send,
-/// then local copies, then unpacks); Arrive and Ack tasks are transport events and
-/// complete when their transport reports them. The graph is walked as compiled
-/// (Schedule): the executor adds no dependency of its own, and it never calls MPI for a
-/// message itself: it tells the message's transport that a batch opened, a chunk is
-/// packed, a message is out or unpacked, and hands it the completions of its requests.
-/// start() runs all that needs no waiting, test() advances what arrived, wait()
-/// completes.
+/// then local copies, then unpacks: engine/schedule_walk.hpp); Arrive and Ack tasks are
+/// transport events and complete when their transport reports them. The graph is walked
+/// as compiled (Schedule): the executor adds no dependency of its own, and it never calls
+/// MPI for a message itself: it tells the message's transport that a batch opened, a
+/// chunk is packed, a message is out or unpacked, and hands it the completions of its
+/// requests.
+///
+/// The loop stops between any two tasks and resumes on the next call, with a budget of
+/// copying per call: start() opens the first batch and packs the first chunk of each of
+/// its messages; each test() copies about test_chunks chunks (packs, unpacks, local
+/// copies) and never blocks; wait() runs the rest, blocking on MPI. So a caller that
+/// computes and calls test() now and then keeps the move going without being held long.
 ///
 /// What it runs is wired once, collectively, when it is constructed (engine/wired.hpp):
 /// transports, buffers, task graph, copies and schedule. The executor keeps the loop and
@@ -33,6 +38,7 @@
 #include <boost/mpi/exception.hpp>
 
 #include <redist/copy/host_primitives.hpp>
+#include <redist/engine/schedule_walk.hpp>
 #include <redist/engine/wired.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
@@ -101,63 +107,71 @@ class Executor {
   /// Why no message goes cross-memory although ExecutionOptions::transport asked for it;
   /// empty otherwise.
   const std::string& cross_memory_refused() const { return wired_.cross_memory_refused(); }
-  /// Tasks run by the last execution, per kind.
-  const TaskCounts& tasks_run() const { return tasks_run_; }
-  /// The tasks (graph vertices) in the order they completed in the last execution.
-  const std::vector<std::uint32_t>& completion_order() const { return order_; }
+  /// Tasks run by the execution in progress so far, or by the last one, per kind.
+  const TaskCounts& tasks_run() const { return walk_.run(); }
+  /// The tasks (graph vertices) in the order they completed in the execution in progress
+  /// so far, or in the last one.
+  const std::vector<std::uint32_t>& completion_order() const { return walk_.order(); }
 
-  /// Starts an execution on `exec`: posts receives, packs and sends, copies local
-  /// segments; returns when only waiting is left. @pre no execution in progress.
+  /// Chunks' worth of copying (ExecutionOptions::chunk_bytes each) that one test() call
+  /// does when not told otherwise.
+  static constexpr std::size_t test_chunks = 2;
+
+  /// Starts an execution on `exec`: opens the first batch (posts its receives; messages
+  /// read in place are announced) and packs and sends the first chunk of each of its
+  /// messages (at least a chunk's worth of copying, local copies where nothing is sent);
+  /// returns. The rest is done by test() and wait(). @pre no execution in progress.
   void start(const execution_space& exec = execution_space{}) {
     if (running_) throw error("redist: start() called while an execution is in progress");
     wired_.use(exec);
     running_ = true;
-    remaining_ = schedule_.in_degree.size();
-    pending_ = schedule_.in_degree;
-    event_.assign(schedule_.in_degree.size(), 0);
     next_post_.assign(graph_.send.begin.begin(), graph_.send.begin.end() - 1);
     packed_.assign(graph_.send.chunks.size(), 0);
     recv_left_.clear();
     for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
       recv_left_.push_back(graph_.recv.begin[m + 1] - graph_.recv.begin[m]);
     requests_.clear();
-    tasks_run_ = {};
-    order_.clear();
-    for (auto& q : ready_) q.clear();
-    ready_head_ = {};
+    walk_.reset(graph_, schedule_);
     transports_.for_each([](auto& t) { t.begin(); });
-    for (std::size_t v = 0; v < pending_.size(); ++v)
-      if (pending_[v] == 0) make_ready(v);
-    drain();
+    index_t first = 0;  // the first chunk of each message of batch 0 that is packed
+    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m)
+      if (plan_.send.messages[m].batch == 0 && !reads_in_place(graph_.send_transport[m]) &&
+          graph_.send.begin[m] < graph_.send.begin[m + 1])
+        first += graph_.send.chunks[graph_.send.begin[m]].elements;
+    progress(std::max(first, chunk_elements()), false);
   }
 
-  /// Advances the execution without blocking: handles what arrived, runs what it made
-  /// ready. Returns true when the execution is complete (wait() then returns at once).
-  bool test() {
+  /// Advances the execution without blocking: hands MPI what it needs to progress,
+  /// handles what arrived, and runs ready tasks (packs, unpacks, local copies) until
+  /// about `chunks` chunks' worth has been copied (the last copy begun may go over; 0:
+  /// no copying, only messages). The next batch opens only once the sends of the last one
+  /// are done. Returns true when the execution is complete (wait() then returns at once).
+  bool test(std::size_t chunks = test_chunks) {
     if (!running_) return true;
-    drain();
-    for (std::size_t before = SIZE_MAX; requests_.size() != before && remaining_ > 0;) {
-      before = requests_.size();
-      poll();
-      drain();
-    }
-    if (remaining_ == 0) finish();
+    const index_t budget = static_cast<index_t>(chunks) * chunk_elements();
+    progress(budget, false);
+    if (walk_.left() == 0 && requests_.test_sends()) finish();
     return !running_;
   }
 
-  /// Completes the execution started by start().
+  /// Completes the execution started by start(): runs what is left, blocking on MPI.
   void wait() {
     if (!running_) return;
-    drain();
-    while (remaining_ > 0) {
+    progress(unlimited, true);
+    while (walk_.left() > 0) {
       if (requests_.empty())
-        throw communication_error("redist: task graph stalled with " + std::to_string(remaining_) +
+        throw communication_error("redist: task graph stalled with " +
+                                  std::to_string(walk_.left()) +
                                   " tasks left and no message outstanding");
       handle(requests_.wait());
-      drain();
+      progress(unlimited, true);
     }
     finish();
   }
+
+  /// Tasks of the execution in progress not completed yet (0 when none is in progress):
+  /// after start(), what test() and wait() still have to do.
+  std::size_t tasks_left() const { return running_ ? walk_.left() : 0; }
 
   /// start() then wait().
   void run(const execution_space& exec = execution_space{}) {
@@ -170,62 +184,61 @@ class Executor {
   struct Events {
     Executor& x;
     void arrived(std::size_t c, const T* at) { x.arrived(c, at); }
-    void acked(std::size_t m) { x.event(x.graph_.ack_vertex[m]); }
+    void acked(std::size_t m) { x.walk_.event(x.graph_.ack_vertex[m]); }
   };
 
-  bool transport_task(std::size_t v) const {
-    const TaskKind k = graph_.tasks[v].kind;
-    return k == TaskKind::arrive || k == TaskKind::ack;
+  static constexpr index_t unlimited = std::numeric_limits<index_t>::max();
+
+  index_t chunk_elements() const {
+    return std::max<index_t>(1, options().chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  /// Elements task t copies (packs, unpacks, local copies); 0 for the others.
+  index_t copies_of(const Task& t) const {
+    if (t.kind == TaskKind::send) return graph_.send.chunks[t.index].elements;
+    if (t.kind != TaskKind::receive) return 0;
+    return (t.remote ? graph_.recv.chunks : graph_.local.chunks)[t.index].elements;
   }
 
-  /// A task whose predecessors are done: queue it, or for a transport task, complete it
-  /// if its event came already.
-  void make_ready(std::size_t v) {
-    if (transport_task(v)) {
-      if (event_[v])
-        complete(v);
-      else
-        event_[v] = 2;  // waiting for its event
-      return;
-    }
-    ready_[schedule_.queue[v]].push_back(static_cast<std::uint32_t>(v));
-  }
-  /// The transport event of task v happened.
-  void event(std::size_t v) {
-    if (event_[v] == 2)
-      complete(v);
-    else
-      event_[v] = 1;
-  }
-  void complete(std::size_t v) {
-    --remaining_;
-    order_.push_back(static_cast<std::uint32_t>(v));
-    tasks_run_[graph_.tasks[v].kind] += 1;
-    for (std::uint32_t e = schedule_.succ_begin[v]; e < schedule_.succ_begin[v + 1]; ++e) {
-      const std::uint32_t w = schedule_.succ[e];
-      if (--pending_[w] == 0) make_ready(w);
+  /// Runs ready tasks, handling completed requests between them, until copies of
+  /// `budget` elements have run or nothing more is ready. Only when `block` may it wait
+  /// (a batch's Init, for the previous batch's sends to be done).
+  void progress(index_t budget, bool block) {
+    index_t spent = 0;
+    for (bool more = true; more && walk_.left() > 0;) {
+      const std::size_t handled = poll();
+      const std::size_t ran = drain(budget, spent, block);
+      more = handled + ran > 0 && spent < budget;
     }
   }
 
-  /// Runs ready tasks until none is left (FIFO per queue, lower queues first).
-  void drain() {
-    for (;;) {
-      std::size_t k = 0;
-      while (k < ready_.size() && ready_head_[k] == ready_[k].size()) ++k;
-      if (k == ready_.size()) return;
-      const std::size_t v = ready_[k][ready_head_[k]++];
+  /// Runs ready tasks (walk_.front(): lower queues first) while the budget lasts; tasks
+  /// that copy nothing run whatever is left of it. Returns how many ran.
+  std::size_t drain(index_t budget, index_t& spent, bool block) {
+    std::size_t ran = 0;
+    for (std::size_t v; (v = walk_.front()) != engine::ScheduleWalk::none;) {
+      const Task& t = graph_.tasks[v];
+      const index_t cost = copies_of(t);
+      if (cost > 0 && spent >= budget) break;
+      // Init reuses the send buffer: without blocking, it waits for a later call.
+      if (t.kind == TaskKind::init && !block && !requests_.test_sends()) break;
+      walk_.pop();
       execute(v);
-      complete(v);
+      walk_.complete(v);
+      spent += cost;
+      ++ran;
       // Between packs, let MPI move what is posted (transports such as TCP progress only
       // inside MPI calls) and take what arrived: chunk k travels and is unpacked while
       // chunk k + 1 is packed.
-      if (graph_.tasks[v].kind == TaskKind::send) poll();
+      if (t.kind == TaskKind::send) poll();
     }
+    return ran;
   }
 
   /// Handles every request that has completed, without blocking.
-  void poll() {
-    while (const auto e = requests_.test()) handle(*e);
+  std::size_t poll() {
+    std::size_t n = 0;
+    for (; const auto e = requests_.test(); ++n) handle(*e);
+    return n;
   }
   /// A request completed: its transport turns it into events.
   void handle(const transport::Completion& e) {
@@ -235,7 +248,7 @@ class Executor {
   /// Received chunk c is readable: at `at` (its message's start), or where bound.
   void arrived(std::size_t c, const T* at) {
     if (at) copies_.point_unpacks(c, at);
-    event(graph_.arrive_vertex[c]);
+    walk_.event(graph_.arrive_vertex[c]);
   }
 
   void execute(std::size_t v) {
@@ -321,16 +334,10 @@ class Executor {
 
   // State of the execution in progress.
   bool running_ = false;
-  std::size_t remaining_ = 0;
-  std::vector<int> pending_;
-  std::vector<std::uint8_t> event_;     ///< transport tasks: 1 event came, 2 waiting for it
+  engine::ScheduleWalk walk_;
   std::vector<std::uint8_t> packed_;    ///< per sent chunk
   std::vector<std::size_t> next_post_;  ///< next chunk of each sent message to ship
   std::vector<std::size_t> recv_left_;  ///< chunks of each received message not unpacked
-  std::array<std::vector<std::uint32_t>, Schedule::queues> ready_;
-  std::array<std::size_t, Schedule::queues> ready_head_{};
-  TaskCounts tasks_run_;
-  std::vector<std::uint32_t> order_;
 };
 
 }  // namespace redist

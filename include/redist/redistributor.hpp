@@ -132,15 +132,22 @@ class Redistributor {
   /// Moves the region; returns when this rank's part is complete. Collective. Copies
   /// run on `exec`, which is fenced (that instance only).
   void redistribute(const execution_space& exec = execution_space{}) { executor_->run(exec); }
-  /// Posts receives, packs and sends what it can, runs the local copies; returns without
-  /// waiting. The caller may compute meanwhile, calling test() now and then to let the
-  /// transfer advance. @pre no execution in progress.
+  /// Opens the first batch (posts its receives) and packs and sends the first chunk of
+  /// each of its messages; returns without waiting. The caller may compute meanwhile,
+  /// calling test() now and then: test() does the rest a bounded part at a time.
+  /// @pre no execution in progress.
   void start(const execution_space& exec = execution_space{}) { executor_->start(exec); }
-  /// Advances the execution without blocking (unpacks what arrived, sends what is
-  /// packed); true once it is complete.
-  bool test() { return executor_->test(); }
+  /// Advances the execution without blocking: MPI progress, what arrived, and about
+  /// `chunks` chunks' worth of packs, unpacks and local copies (ExecutionOptions::
+  /// chunk_bytes each); true once it is complete.
+  bool test(std::size_t chunks = Executor<value_type, memory_space>::test_chunks) {
+    return executor_->test(chunks);
+  }
   /// Completes what start() began.
   void wait() { executor_->wait(); }
+  /// Tasks of the execution in progress that test() or wait() still have to complete (0
+  /// when none is in progress).
+  std::size_t tasks_left() const { return executor_->tasks_left(); }
 
   /// Points this plan at other matrices with the same layouts (tilings and
   /// distributions; storage may differ, e.g. another leading dimension): the plan is
@@ -201,8 +208,9 @@ class Redistributor {
   /// Why no message goes cross-memory although ExecutionOptions::transport asked for it
   /// (the kernel's refusal: they went through the node window); empty otherwise.
   const std::string& cross_memory_refused() const { return executor_->cross_memory_refused(); }
-  /// Tasks run by the last execution, per kind (task_graph.hpp). At one rank there are
-  /// no messages, so no Send, Arrive or Ack tasks: only Init, Finish and the local copies.
+  /// Tasks run by the execution in progress so far, or by the last one, per kind
+  /// (task_graph.hpp). At one rank there are no messages, so no Send, Arrive or Ack
+  /// tasks: only Init, Finish and the local copies.
   const TaskCounts& tasks_run() const { return executor_->tasks_run(); }
   /// The tasks of task_graph() in the order the last execution completed them.
   const std::vector<std::uint32_t>& completion_order() const {

@@ -68,6 +68,15 @@ class RequestPool {
       if (timed_out(since)) stalled("a transfer");
     }
   }
+  /// Takes the sends that are done, without blocking; true when none is left.
+  bool test_sends() {
+    while (!sends_.empty()) {
+      const auto done = boost::mpi::test_any(sends_.begin(), sends_.end());
+      if (!done) return false;
+      drop_send(static_cast<std::size_t>(done->second - sends_.begin()));
+    }
+    return true;
+  }
   /// Blocks until every send is done.
   /// @throws communication_error when none completes within the progress timeout.
   void wait_sends() {
@@ -75,11 +84,7 @@ class RequestPool {
     while (!sends_.empty()) {
       const auto done = boost::mpi::test_any(sends_.begin(), sends_.end());
       if (done) {
-        const auto k = static_cast<std::size_t>(done->second - sends_.begin());
-        sends_[k] = std::move(sends_.back());
-        sends_.pop_back();
-        send_pending_[k] = send_pending_.back();
-        send_pending_.pop_back();
+        drop_send(static_cast<std::size_t>(done->second - sends_.begin()));
         since = Clock::now();
       } else if (timed_out(since)) {
         stalled("a send");
@@ -128,6 +133,13 @@ class RequestPool {
     throw communication_error(os.str());
   }
 
+  /// Drops send k (O(1): the last one takes its place).
+  void drop_send(std::size_t k) {
+    sends_[k] = std::move(sends_.back());
+    sends_.pop_back();
+    send_pending_[k] = send_pending_.back();
+    send_pending_.pop_back();
+  }
   /// Drops request k (O(1): the last one takes its place) and returns its Completion.
   Completion take(std::size_t k) {
     const Completion e = events_[k];
