@@ -13,6 +13,8 @@
 /// | transport                | automatic             | REDIST_TRANSPORT=auto, point-to-point, |
 /// |                          |                       | node-window or cross-memory          |
 /// | gpu_aware_mpi            | REDIST_GPU_AWARE_MPI  | REDIST_GPU_AWARE_MPI=0 or 1          |
+/// | inter_node_schedule      | automatic             | REDIST_INTER_NODE_SCHEDULE=auto,     |
+/// |                          |                       | all-at-once or caterpillar           |
 /// | progress_timeout_seconds | 300                   | REDIST_PROGRESS_TIMEOUT=S (0: never) |
 ///
 /// PlanOptions::max_message_bytes has one too, REDIST_MAX_MESSAGE_BYTES (plan.hpp).
@@ -74,6 +76,36 @@ inline TransportPolicy parse_transport_policy(std::string_view name, const std::
                        what, std::string(name)));
 }
 
+/// How messages between nodes are ordered (engine/node_schedule.hpp, docs/transports.md).
+/// Inside a node they always leave all at once.
+enum class InterNodeSchedule : int {
+  automatic = 0,    ///< the one measured faster (engine/node_schedule.hpp)
+  all_at_once = 1,  ///< every message of a batch as soon as the batch opens
+  caterpillar = 2   ///< node pairs by steps, each exchange paced in packets
+};
+
+inline const char* to_string(InterNodeSchedule s) {
+  switch (s) {
+    case InterNodeSchedule::automatic:
+      return "auto";
+    case InterNodeSchedule::all_at_once:
+      return "all-at-once";
+    case InterNodeSchedule::caterpillar:
+      return "caterpillar";
+  }
+  return "?";
+}
+
+/// The schedule named `name` (as to_string writes it).
+/// @throws invalid_argument naming `what` and the value.
+inline InterNodeSchedule parse_inter_node_schedule(std::string_view name, const std::string& what) {
+  for (const InterNodeSchedule s : {InterNodeSchedule::automatic, InterNodeSchedule::all_at_once,
+                                    InterNodeSchedule::caterpillar})
+    if (name == to_string(s)) return s;
+  throw invalid_argument(detail::describe(
+      "unknown inter-node schedule (auto, all-at-once or caterpillar)", what, std::string(name)));
+}
+
 struct ExecutionOptions {
   /// Messages leave in chunks of about this many bytes: the receiver unpacks chunk k while
   /// the sender packs chunk k + 1 (pipelining).
@@ -92,6 +124,8 @@ struct ExecutionOptions {
   /// MPI reads and writes device memory directly; off: device messages are staged
   /// through host buffers.
   bool gpu_aware_mpi = REDIST_GPU_AWARE_MPI != 0;
+  /// How messages between nodes are ordered; on one node it changes nothing.
+  InterNodeSchedule inter_node_schedule = InterNodeSchedule::automatic;
   /// A blocking wait gives up, with communication_error naming the peers and the bytes
   /// still owed, after this many seconds without any transfer completing (a dead link, a
   /// peer that never comes); the source is never written. 0: wait forever. Generous by
@@ -112,6 +146,8 @@ struct ExecutionOptions {
       o.transport = parse_transport_policy(e, "REDIST_TRANSPORT");
     if (const char* e = std::getenv("REDIST_GPU_AWARE_MPI"))
       o.gpu_aware_mpi = detail::env_flag("REDIST_GPU_AWARE_MPI", e);
+    if (const char* e = std::getenv("REDIST_INTER_NODE_SCHEDULE"))
+      o.inter_node_schedule = parse_inter_node_schedule(e, "REDIST_INTER_NODE_SCHEDULE");
     if (const char* e = std::getenv("REDIST_PROGRESS_TIMEOUT"))
       o.progress_timeout_seconds = detail::env_seconds("REDIST_PROGRESS_TIMEOUT", e);
     o.validate();
@@ -132,6 +168,11 @@ struct ExecutionOptions {
     detail::require<invalid_argument>(
         transport >= TransportPolicy::automatic && transport <= TransportPolicy::cross_memory,
         "unknown transport policy", "ExecutionOptions::transport", static_cast<index_t>(transport));
+    detail::require<invalid_argument>(inter_node_schedule >= InterNodeSchedule::automatic &&
+                                          inter_node_schedule <= InterNodeSchedule::caterpillar,
+                                      "unknown inter-node schedule",
+                                      "ExecutionOptions::inter_node_schedule",
+                                      static_cast<index_t>(inter_node_schedule));
   }
   /// Whether messages between ranks of a node may use node-local paths at all.
   bool node_paths() const { return shared_window && transport != TransportPolicy::point_to_point; }

@@ -221,6 +221,7 @@ requires requires(const Options& o) {
   o.shared_window;
   o.transport;
   o.gpu_aware_mpi;
+  o.inter_node_schedule;
   o.progress_timeout_seconds;
 }
 std::vector<AgreementItem> execution_items(const Options& o) {
@@ -232,6 +233,8 @@ std::vector<AgreementItem> execution_items(const Options& o) {
       value_item("ExecutionOptions::shared_window", static_cast<index_t>(o.shared_window)),
       value_item("ExecutionOptions::transport", static_cast<index_t>(o.transport)),
       value_item("ExecutionOptions::gpu_aware_mpi", static_cast<index_t>(o.gpu_aware_mpi)),
+      value_item("ExecutionOptions::inter_node_schedule",
+                 static_cast<index_t>(o.inter_node_schedule)),
       // In microseconds: the value shown when ranks differ stays an integer.
       value_item("ExecutionOptions::progress_timeout_seconds (us)",
                  static_cast<index_t>(o.progress_timeout_seconds * 1e6)),

@@ -9,6 +9,7 @@
 ///   3. transports     per message, collectively           transport/choose.hpp
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
 ///   5. task graph     built once, with the transports     task_graph.hpp
+///                     (and the caterpillar's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
 ///   7. schedule       compiled once; copies mirrored to the device
 ///
@@ -32,6 +33,7 @@
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
+#include <redist/engine/node_schedule.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
@@ -75,16 +77,22 @@ class Wired {
     requests_.set_progress_timeout(options_.progress_timeout_seconds);
     std::optional<MatrixSides<T, SrcMatrix, DstMatrix>> sides;
     Chunkings chunks;
+    // The nodes (collective the first time on this communicator; the transports and the
+    // caterpillar use the same map).
+    const NodeMap& nodes = node_map(comm_);
+    const bool caterpillar = uses_caterpillar(options_.inter_node_schedule, nodes.nodes);
     detail::collectively(comm_, [&] {
       options_.validate();
       sides.emplace(srcs, dsts, transform_.transposes());
-      chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements());
+      chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements(),
+                             caterpillar ? other_nodes(nodes) : std::vector<bool>{},
+                             std::min(chunk_elements(), packet_elements()));
     });
-    // The plan's statistics with the bytes that cross a node's link (collective the
-    // first time on this communicator; the transports use the same node map).
-    plan_.stats = with_node_traffic(plan_, node_map(comm_).node_of_rank);
+    // The plan's statistics with the bytes that cross a node's link.
+    plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
+    if (caterpillar) add_caterpillar_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes);
     attach_transports(choice);
     detail::collectively(comm_, [&] {
       copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
@@ -124,6 +132,16 @@ class Wired {
  private:
   index_t chunk_elements() const {
     return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  index_t packet_elements() const {
+    return std::max<index_t>(1, caterpillar_packet_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  /// Per rank: whether it lies on another node than this one.
+  std::vector<bool> other_nodes(const NodeMap& nodes) const {
+    std::vector<bool> other;
+    for (const int n : nodes.node_of_rank)
+      other.push_back(n != nodes.node_of_rank[static_cast<std::size_t>(comm_.rank())]);
+    return other;
   }
   /// Host copies run in parts of a chunk, between which MPI is polled; a device runs a
   /// batch's local copies as one launch (a part of 2 MiB would take the device about as
