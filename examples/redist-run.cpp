@@ -83,6 +83,7 @@ struct Options {
   bool verify = false;
   Relabel relabel = Relabel::off;
   TransportPolicy transport = TransportPolicy::automatic;
+  InterNodeSchedule inter_node_schedule = InterNodeSchedule::automatic;
   std::string json, dot;
   Op op = Op::none;
   double alpha = 1, beta = 0;
@@ -127,6 +128,10 @@ constexpr OptionInfo option_table[] = {
      "node-shared sources in place and long columns cross-memory where the kernel permits, "
      "else packs into the node window; cross-memory falls back to the node window, and says "
      "why, where it is not permitted; REDIST_TRANSPORT does the same"},
+    {"--inter-node-schedule", "", "auto|all-at-once|caterpillar", "auto",
+     "how messages between nodes are ordered (docs/transports.md): all at once, or the "
+     "caterpillar's node pairs by steps, paced in packets; REDIST_INTER_NODE_SCHEDULE does the "
+     "same"},
     {"--op", "", "n|t|c", "n",
      "apply op to the source region: none, transpose, conjugate transpose; with t or c the "
      "region's RxC is the source extent and the target gets C x R"},
@@ -422,6 +427,12 @@ Options parse(const std::vector<char*>& args, int comm_size) {
           throw UsageError{
               a, "expected auto, point-to-point, node-window or cross-memory, got '" + v + "'"};
         }
+      } else if (a == "--inter-node-schedule") {
+        try {
+          o.inter_node_schedule = parse_inter_node_schedule(v, a);
+        } catch (const invalid_argument&) {
+          throw UsageError{a, "expected auto, all-at-once or caterpillar, got '" + v + "'"};
+        }
       } else if (a == "--json") {
         o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};
@@ -639,7 +650,8 @@ int run(const Options& o, const boost::mpi::communicator& comm, std::vector<SrcM
   comm.barrier();
   boost::mpi::timer plan_timer;
   ExecutionOptions xopt;
-  xopt.transport = o.transport;  // REDIST_TRANSPORT, when set, overrides it
+  xopt.transport = o.transport;                      // REDIST_TRANSPORT, when set, overrides it
+  xopt.inter_node_schedule = o.inter_node_schedule;  // as REDIST_INTER_NODE_SCHEDULE
   Redistributor<SrcMatrix, DstMatrix> R(parts, comm, transform, popt,
                                         xopt);  // throws on every rank
   const double plan_time =
