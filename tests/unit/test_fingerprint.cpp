@@ -260,10 +260,11 @@ TEST_SUITE("fingerprint") {
       bool shared_window = true;
       int transport = 3;
       bool gpu_aware_mpi = false;
+      int inter_node_schedule = 2;
       double progress_timeout_seconds = 2.5;
     };
     const auto items = detail::execution_items(FakeOptions{});
-    REQUIRE(items.size() == 7);
+    REQUIRE(items.size() == 8);
     CHECK(items[0].name == "ExecutionOptions::chunk_bytes");
     CHECK(items[0].value == (1u << 21));
     CHECK(items[0].shows_value);
@@ -272,8 +273,10 @@ TEST_SUITE("fingerprint") {
     CHECK(items[4].name == "ExecutionOptions::transport");
     CHECK(items[4].value == 3);
     CHECK(items[5].value == 0);
-    CHECK(items[6].name == "ExecutionOptions::progress_timeout_seconds (us)");
-    CHECK(items[6].value == 2500000);
+    CHECK(items[6].name == "ExecutionOptions::inter_node_schedule");
+    CHECK(items[6].value == 2);
+    CHECK(items[7].name == "ExecutionOptions::progress_timeout_seconds (us)");
+    CHECK(items[7].value == 2500000);
   }
 
   TEST_CASE("disagreement messages name the item and the ranks that differ") {
