@@ -22,13 +22,46 @@ for p in inputs:
     d = json.load(open(p))
     if d.get("suite") == "cluster-schedules":
         jobs += d["jobs"]
-    elif d.get("cluster"):
+    elif d.get("cluster") or "inter_node_schedule" in d:
         d["file"] = os.path.basename(p)
         d.pop("cluster_relabel", None)  # the relabeling table: bench/results/cluster.json
         jobs.append(d)
 
+
+def rate_bits(text):
+    """tc's units: 1gbit, 2.5gbit, 100mbit."""
+    for unit, scale in (("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3)):
+        if text.endswith(unit):
+            return float(text[:-len(unit)]) * scale
+    return float(text)
+
+
+def redist_run_case(d):
+    """A redist-run job of bench/cluster_schedules.sh as a case of the suite's format: its
+    link bound from the bytes each node sends and receives over its link."""
+    nodes = d["nodes"]
+    out, inn = [0.0] * nodes, [0.0] * nodes
+    for r, n in enumerate(d["node_of_rank"]):
+        out[n] += d["bytes"]["inter_node"]["sent"][r]
+        inn[n] += d["bytes"]["inter_node"]["recv"][r]
+    bits = rate_bits(d["link_rate"])
+    busiest = max(out + inn)
+    variant = {"all-at-once": "redist_scalapack", "caterpillar": "redist_caterpillar"}
+    m, n = d["src"].split("/")[0].split("x")
+    return {"suite": "cluster", "name": d["case"], "M": int(m), "N": int(n),
+            "link_bytes_max": busiest, "link_bound_seconds": busiest * 8 / bits,
+            "variants": {variant[d["inter_node_schedule"]]: {
+                "times": d["time_s"]["all"], "median": d["time_s"]["median"],
+                "mismatches": d["mismatches"]}}}
+
+
 groups = {}
 for d in jobs:
+    if "inter_node_schedule" in d:  # redist-run, one schedule a job: pooled by case
+        c = redist_run_case(d)
+        groups.setdefault((d["topology"], rate_bits(d["link_rate"]), d["case"]), []).append(
+            (d, c, {}))
+        continue
     topo = "%dx%d" % (d["cluster"]["nodes"], d["ranks"] // d["cluster"]["nodes"])
     extra = {c["name"]: c for c in d["cluster"]["cases"]}
     for c in d["cases"]:
@@ -40,6 +73,11 @@ for d in jobs:
 def pooled(cases, variant):
     t = [x for c in cases for x in c["variants"].get(variant, {}).get("times", [])]
     return (min(t), statistics.median(t), len(t)) if t else (None, None, 0)
+
+
+def load(x):
+    """A job's 1-minute load: the suite writes all three, cluster_schedules.sh one."""
+    return x[0] if isinstance(x, list) else x
 
 
 def med(xs):
@@ -61,7 +99,7 @@ for (topo, rate, name), g in sorted(groups.items(),
     c_min, c_med, c_n = pooled(cs, "redist_caterpillar")
     row = {"topology": topo, "link_rate_bits": rate, "case": name, "M": cs[0]["M"],
            "N": cs[0]["N"], "jobs": len(cs), "runs": [a_n, c_n],
-           "loadavg_1min": [d["loadavg_start"][0] for d, _, _ in g],
+           "loadavg_1min": [load(d["loadavg_start"]) for d, _, _ in g],
            "link_bytes_max": cs[0].get("link_bytes_max"), "link_bound_seconds": bound,
            "all_at_once_min": a_min, "all_at_once_median": a_med,
            "caterpillar_min": c_min, "caterpillar_median": c_med,
@@ -70,8 +108,10 @@ for (topo, rate, name), g in sorted(groups.items(),
            "utilisation_caterpillar_pct": pct(bound, c_med),
            "utilisation_caterpillar_best_pct": pct(bound, c_min),
            "speedup_median": a_med / c_med if a_med and c_med else None,
-           "job_medians_all_at_once": [c["variants"]["redist_scalapack"]["median"] for c in cs],
-           "job_medians_caterpillar": [c["variants"]["redist_caterpillar"]["median"] for c in cs],
+           "job_medians_all_at_once": [c["variants"]["redist_scalapack"]["median"]
+                                       for c in cs if "redist_scalapack" in c["variants"]],
+           "job_medians_caterpillar": [c["variants"]["redist_caterpillar"]["median"]
+                                       for c in cs if "redist_caterpillar" in c["variants"]],
            "mismatches": sum(sum(v["mismatches"] for v in c["variants"].values()) for c in cs)}
     for v, key in (("all_at_once", "redist"), ("caterpillar", "caterpillar")):
         for share in ("send_only", "receive_only", "both", "idle"):
@@ -79,7 +119,7 @@ for (topo, rate, name), g in sorted(groups.items(),
                 [c.get("link0_%s_%s_pct" % (share, key)) for c in cs])
     rows.append(row)
 
-loads = [x for d in jobs for x in (d["loadavg_start"][0], d["loadavg_end"][0])]
+loads = [load(x) for d in jobs for x in (d["loadavg_start"], d["loadavg_end"])]
 text = json.dumps({"benchmark": "redist-bench", "suite": "cluster-schedules",
                    "loadavg_1min_range": [min(loads), max(loads)] if loads else None,
                    "mismatches": sum(r["mismatches"] for r in rows), "rows": rows,

@@ -43,6 +43,11 @@ namespace redist {
 /// The caterpillar's packets between nodes: 256 KiB (or ExecutionOptions::chunk_bytes if
 /// smaller), small enough that the two directions of a link interleave finely.
 inline constexpr index_t caterpillar_packet_bytes = index_t{256} << 10;
+/// Under the caterpillar, MPI carries a packet in pieces of at most 60 KiB: below the eager
+/// limit of Open MPI's TCP transport (64 KiB with its headers), so that no piece waits for a
+/// rendezvous reply, which TCP queues behind the data already going the other way (the two
+/// directions of a link would take turns: docs/transports.md).
+inline constexpr index_t caterpillar_piece_bytes = index_t{60} << 10;
 /// Packets a rank may run ahead of its partner in one exchange (2 MiB at 256 KiB): enough to
 /// keep the link busy while a descheduled partner catches up.
 inline constexpr std::size_t caterpillar_window = 8;

@@ -81,6 +81,8 @@ class Wired {
     // caterpillar use the same map).
     const NodeMap& nodes = node_map(comm_);
     const bool caterpillar = uses_caterpillar(options_.inter_node_schedule, nodes.nodes);
+    if (caterpillar)
+      link_.max_message_bytes = std::min(link_.max_message_bytes, caterpillar_piece_bytes);
     detail::collectively(comm_, [&] {
       options_.validate();
       sides.emplace(srcs, dsts, transform_.transposes());
