@@ -52,9 +52,16 @@ inline constexpr index_t caterpillar_piece_bytes = index_t{60} << 10;
 /// keep the link busy while a descheduled partner catches up.
 inline constexpr std::size_t caterpillar_window = 8;
 
-/// What InterNodeSchedule::automatic means: measured on simulated nodes at 1, 2.5 and 10
-/// Gbit/s (bench/README.md, "Cluster: all at once or caterpillar").
-inline constexpr InterNodeSchedule automatic_inter_node_schedule = InterNodeSchedule::caterpillar;
+/// The caterpillar's pieces only while no rank receives more than this many from other nodes:
+/// each piece is a request that the executor tests at every poll, so that many more cost
+/// more than the turns they save (10x slower at 320 MB a rank, bench/README.md "Cluster:
+/// all at once or the caterpillar"). Above it the packets travel whole.
+inline constexpr index_t caterpillar_max_pieces = 1024;
+
+/// What InterNodeSchedule::automatic means: all at once, measured faster or equal on simulated
+/// nodes at 1 and 10 Gbit/s on a loaded machine (bench/README.md, "Cluster: all at once or
+/// the caterpillar").
+inline constexpr InterNodeSchedule automatic_inter_node_schedule = InterNodeSchedule::all_at_once;
 
 /// Whether a communicator of `nodes` nodes runs the caterpillar under `s`. One node: no
 /// message leaves it, all at once.

@@ -26,8 +26,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
+#include <boost/mpi/operations.hpp>
 
 #include <redist/detail/collectively.hpp>
 #include <redist/engine/bound_copies.hpp>
@@ -81,8 +83,6 @@ class Wired {
     // caterpillar use the same map).
     const NodeMap& nodes = node_map(comm_);
     const bool caterpillar = uses_caterpillar(options_.inter_node_schedule, nodes.nodes);
-    if (caterpillar)
-      link_.max_message_bytes = std::min(link_.max_message_bytes, caterpillar_piece_bytes);
     detail::collectively(comm_, [&] {
       options_.validate();
       sides.emplace(srcs, dsts, transform_.transposes());
@@ -92,6 +92,7 @@ class Wired {
     });
     // The plan's statistics with the bytes that cross a node's link.
     plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
+    if (caterpillar) use_caterpillar_pieces();
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
     if (caterpillar) add_caterpillar_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes);
@@ -137,6 +138,15 @@ class Wired {
   }
   index_t packet_elements() const {
     return std::max<index_t>(1, caterpillar_packet_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  /// The caterpillar's pieces on the link, unless some rank would receive too many of them
+  /// from other nodes (engine/node_schedule.hpp). Collective: every rank splits alike.
+  void use_caterpillar_pieces() {
+    const index_t pieces = plan_.stats.elements_received_inter_node *
+                           static_cast<index_t>(sizeof(T)) / caterpillar_piece_bytes;
+    if (boost::mpi::all_reduce(comm_, pieces, boost::mpi::maximum<index_t>()) <=
+        caterpillar_max_pieces)
+      link_.max_message_bytes = std::min(link_.max_message_bytes, caterpillar_piece_bytes);
   }
   /// Per rank: whether it lies on another node than this one.
   std::vector<bool> other_nodes(const NodeMap& nodes) const {
