@@ -10,7 +10,8 @@ set -euo pipefail
 out=$1 build=$2 topologies=$3 rates=$4 repeat=${5:-5}
 mkdir -p "$out"
 # case -> source and target (P: ranks); extents per topology and rate (suites_cluster.cpp's
-# scaling to a link bound of 0.5 s, bench/README.md "Cluster").
+# scaling to a link bound of 0.5 s, bench/README.md "Cluster"; at 250 Mbit/s half the 1 Gbit/s
+# extents: a link slow enough to be the bottleneck on a loaded 2-core machine).
 declare -A size=(
   [2x1-1gbit-a]=5632x5632 [2x1-1gbit-b]=5632x5632 [2x1-1gbit-c]=5632x5632 [2x1-1gbit-d]=4672x6976
   [2x1-2.5gbit-a]=8896x8896 [2x1-2.5gbit-b]=8896x8896 [2x1-2.5gbit-c]=8896x8896 [2x1-2.5gbit-d]=7296x10944
@@ -18,6 +19,9 @@ declare -A size=(
   [2x2-1gbit-a]=5568x5568 [2x2-1gbit-b]=5632x5632 [2x2-1gbit-c]=5632x5632 [2x2-1gbit-d]=4608x6848
   [2x2-2.5gbit-a]=8768x8768 [2x2-2.5gbit-b]=8896x8896 [2x2-2.5gbit-c]=8896x8896 [2x2-2.5gbit-d]=7232x10816
   [2x2-10gbit-a]=17856x17856 [2x2-10gbit-b]=17728x17728 [2x2-10gbit-c]=17728x17728 [2x2-10gbit-d]=14464x21632
+  [2x1-250mbit-a]=2816x2816 [2x1-250mbit-b]=2816x2816 [2x1-250mbit-c]=2816x2816 [2x1-250mbit-d]=2336x3488
+  [2x2-250mbit-a]=2784x2784 [2x2-250mbit-b]=2816x2816 [2x2-250mbit-c]=2816x2816 [2x2-250mbit-d]=2304x3424
+  [3x1-250mbit-a]=2912x2912 [3x1-250mbit-b]=2976x2976 [3x1-250mbit-c]=2784x2784 [3x1-250mbit-d]=2368x3552
   [3x1-1gbit-a]=5824x5824 [3x1-1gbit-b]=5952x5952 [3x1-1gbit-c]=5568x5568 [3x1-1gbit-d]=4736x7104
   [3x1-2.5gbit-a]=9408x9408 [3x1-2.5gbit-b]=9408x9408 [3x1-2.5gbit-c]=9280x9280 [3x1-2.5gbit-d]=7680x11456
   [3x1-10gbit-a]=18816x18816 [3x1-10gbit-b]=18752x18752 [3x1-10gbit-c]=18496x18496 [3x1-10gbit-d]=15296x22912

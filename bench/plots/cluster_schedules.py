@@ -48,7 +48,10 @@ def redist_run_case(d):
     busiest = max(out + inn)
     variant = {"all-at-once": "redist_scalapack", "caterpillar": "redist_caterpillar"}
     m, n = d["src"].split("/")[0].split("x")
+    # The caterpillar's 60 KiB pieces: used while no rank receives more than 1024 of them.
+    pieces = max(d["bytes"]["inter_node"]["recv"]) // (60 << 10)
     return {"suite": "cluster", "name": d["case"], "M": int(m), "N": int(n),
+            "caterpillar_pieces_max": pieces,
             "link_bytes_max": busiest, "link_bound_seconds": busiest * 8 / bits,
             "variants": {variant[d["inter_node_schedule"]]: {
                 "times": d["time_s"]["all"], "median": d["time_s"]["median"],
@@ -101,6 +104,7 @@ for (topo, rate, name), g in sorted(groups.items(),
            "N": cs[0]["N"], "jobs": len(cs), "runs": [a_n, c_n],
            "loadavg_1min": [load(d["loadavg_start"]) for d, _, _ in g],
            "link_bytes_max": cs[0].get("link_bytes_max"), "link_bound_seconds": bound,
+           "caterpillar_pieces_max": cs[0].get("caterpillar_pieces_max"),
            "all_at_once_min": a_min, "all_at_once_median": a_med,
            "caterpillar_min": c_min, "caterpillar_median": c_med,
            "utilisation_all_at_once_pct": pct(bound, a_med),
@@ -143,10 +147,11 @@ def shares(r, v):
 
 print("| nodes | Gbit/s | case | M x N | bound s | all at once min / med s | caterpillar min / med s "
       "| util. all at once med (best) | util. caterpillar med (best) | speed-up | link 0 "
-      "1-way / both / idle, all at once | caterpillar | load |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "1-way / both / idle, all at once | caterpillar | pieces a rank | load |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print("| %s | %g | %s | %dx%d | %s | %s / %s | %s / %s | %s (%s) %% | %s (%s) %% | %sx | %s %% | %s %% | %s |" % (
+    pieces = r["caterpillar_pieces_max"]
+    print("| %s | %g | %s | %dx%d | %s | %s / %s | %s / %s | %s (%s) %% | %s (%s) %% | %sx | %s %% | %s %% | %s | %s |" % (
         r["topology"], r["link_rate_bits"] / 1e9, r["case"].split()[0], r["M"], r["N"],
         f(r["link_bound_seconds"], "%.3f"), f(r["all_at_once_min"], "%.3f"),
         f(r["all_at_once_median"], "%.3f"), f(r["caterpillar_min"], "%.3f"),
@@ -154,6 +159,7 @@ for r in rows:
         f(r["utilisation_all_at_once_best_pct"], "%.0f"), f(r["utilisation_caterpillar_pct"], "%.0f"),
         f(r["utilisation_caterpillar_best_pct"], "%.0f"), f(r["speedup_median"], "%.2f"),
         shares(r, "all_at_once"), shares(r, "caterpillar"),
+        "-" if pieces is None else "%d (%s)" % (pieces, "on" if pieces <= 1024 else "off"),
         "/".join("%.1f" % x for x in r["loadavg_1min"])))
 print("cluster_schedules.py: %d jobs, %d rows -> %s; load (1 min) %s; mismatches %d" % (
     len(jobs), len(rows), out, "%.1f-%.1f" % (min(loads), max(loads)) if loads else "-",
