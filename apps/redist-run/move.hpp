@@ -63,7 +63,8 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   comm.barrier();
   boost::mpi::timer plan_timer;
   ExecutionOptions xopt;
-  xopt.transport = o.transport;  // REDIST_TRANSPORT, when set, overrides it
+  xopt.transport = o.transport;                      // REDIST_TRANSPORT, when set, overrides it
+  xopt.inter_node_schedule = o.inter_node_schedule;  // as REDIST_INTER_NODE_SCHEDULE
   Redistributor<SrcMatrix, DstMatrix> R(parts, comm, transform, popt,
                                         xopt);  // throws on every rank
   const double plan_time =

@@ -81,6 +81,16 @@ void check_outputs(const Options& o) {
   }
 }
 
+/// A policy option's value (auto, ...), or the usage error listing the choices.
+template <class E>
+E policy_option(const std::string& option, const std::string& value) {
+  try {
+    return parse_policy<E>(value, option);
+  } catch (const invalid_argument&) {
+    throw UsageError{option, "expected " + policy_choices<E>() + ", got '" + value + "'"};
+  }
+}
+
 Options parse(const std::vector<char*>& args, int comm_size) {
   Options o;
   bool have_src = false, have_dst = false;
@@ -124,12 +134,9 @@ Options parse(const std::vector<char*>& args, int comm_size) {
           throw UsageError{a, "expected flat or nodes (or no value), got '" + v + "'"};
         o.relabel = v == "nodes" ? Relabel::nodes : Relabel::flat;
       } else if (a == "--transport") {
-        try {
-          o.transport = parse_transport_policy(v, "--transport");
-        } catch (const invalid_argument&) {
-          throw UsageError{
-              a, "expected auto, point-to-point, node-window or cross-memory, got '" + v + "'"};
-        }
+        o.transport = policy_option<TransportPolicy>(a, v);
+      } else if (a == "--inter-node-schedule") {
+        o.inter_node_schedule = policy_option<InterNodeSchedule>(a, v);
       } else if (a == "--json") {
         o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};

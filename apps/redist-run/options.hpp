@@ -40,6 +40,7 @@ struct Options {
   bool verify = false;
   Relabel relabel = Relabel::off;
   TransportPolicy transport = TransportPolicy::automatic;
+  InterNodeSchedule inter_node_schedule = InterNodeSchedule::automatic;
   std::string json, dot;
   Op op = Op::none;
   double alpha = 1, beta = 0;

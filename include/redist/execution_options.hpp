@@ -47,29 +47,89 @@ enum class TransportPolicy : int {
   cross_memory = 3     ///< read from the sender's source by the receiver, where permitted
 };
 
-inline const char* to_string(TransportPolicy p) {
-  switch (p) {
-    case TransportPolicy::automatic:
-      return "auto";
-    case TransportPolicy::point_to_point:
-      return "point-to-point";
-    case TransportPolicy::node_window:
-      return "node-window";
-    case TransportPolicy::cross_memory:
-      return "cross-memory";
-  }
-  return "?";
+/// The names of a policy's values: `all` the values, `names` as the environment and the
+/// command line write them, `enumerators` as code does (for the docs), `what` the option.
+template <class E>
+struct PolicyNames;
+
+template <>
+struct PolicyNames<TransportPolicy> {
+  static constexpr TransportPolicy all[] = {TransportPolicy::automatic,
+                                            TransportPolicy::point_to_point,
+                                            TransportPolicy::node_window,
+                                            TransportPolicy::cross_memory};
+  static constexpr const char* names[] = {"auto", "point-to-point", "node-window",
+                                          "cross-memory"};
+  static constexpr const char* enumerators[] = {"automatic", "point_to_point", "node_window",
+                                                "cross_memory"};
+  static constexpr const char* type = "TransportPolicy";
+  static constexpr const char* what = "transport";
+  static constexpr const char* unknown = "unknown transport policy";
+};
+
+/// How messages between nodes are ordered (engine/node_schedule.hpp, docs/transports.md).
+/// Inside a node they always leave all at once.
+enum class InterNodeSchedule : int {
+  automatic = 0,    ///< the one measured faster (engine/node_schedule.hpp)
+  all_at_once = 1,  ///< every message of a batch as soon as the batch opens
+  caterpillar = 2   ///< node pairs by steps, each exchange paced in packets
+};
+
+template <>
+struct PolicyNames<InterNodeSchedule> {
+  static constexpr InterNodeSchedule all[] = {
+      InterNodeSchedule::automatic, InterNodeSchedule::all_at_once, InterNodeSchedule::caterpillar};
+  static constexpr const char* names[] = {"auto", "all-at-once", "caterpillar"};
+  static constexpr const char* enumerators[] = {"automatic", "all_at_once", "caterpillar"};
+  static constexpr const char* type = "InterNodeSchedule";
+  static constexpr const char* what = "inter-node schedule";
+  static constexpr const char* unknown = "unknown inter-node schedule";
+};
+
+/// The value's position in PolicyNames<E>::all, or -1 for a value out of range.
+template <class E>
+constexpr int policy_index(E v) {
+  for (std::size_t k = 0; k < std::size(PolicyNames<E>::all); ++k)
+    if (PolicyNames<E>::all[k] == v) return static_cast<int>(k);
+  return -1;
 }
 
-/// The policy named `name` (as to_string writes it).
+/// "auto", "point-to-point", ...: the name the environment and the command line use.
+template <class E>
+requires requires { PolicyNames<E>::names; }
+const char* to_string(E v) {
+  const int k = policy_index(v);
+  return k < 0 ? "?" : PolicyNames<E>::names[k];
+}
+
+/// "auto, point-to-point, node-window or cross-memory"
+template <class E>
+std::string policy_choices() {
+  std::string s;
+  const std::size_t n = std::size(PolicyNames<E>::names);
+  for (std::size_t k = 0; k < n; ++k)
+    s += std::string(k == 0 ? "" : k + 1 < n ? ", " : " or ") + PolicyNames<E>::names[k];
+  return s;
+}
+
+/// The value named `name` (as to_string writes it).
 /// @throws invalid_argument naming `what` and the value.
+template <class E>
+E parse_policy(std::string_view name, const std::string& what) {
+  for (const E v : PolicyNames<E>::all)
+    if (name == to_string(v)) return v;
+  throw invalid_argument(detail::describe(
+      "unknown " + std::string(PolicyNames<E>::what) + " (" + policy_choices<E>() + ")", what,
+      std::string(name)));
+}
+
 inline TransportPolicy parse_transport_policy(std::string_view name, const std::string& what) {
-  for (const TransportPolicy p : {TransportPolicy::automatic, TransportPolicy::point_to_point,
-                                  TransportPolicy::node_window, TransportPolicy::cross_memory})
-    if (name == to_string(p)) return p;
-  throw invalid_argument(
-      detail::describe("unknown transport (auto, point-to-point, node-window or cross-memory)",
-                       what, std::string(name)));
+  return parse_policy<TransportPolicy>(name, what);
+}
+
+inline InterNodeSchedule parse_inter_node_schedule(std::string_view name,
+                                                   const std::string& what) {
+  return parse_policy<InterNodeSchedule>(name, what);
 }
 
 struct ExecutionOptions {
@@ -90,6 +150,8 @@ struct ExecutionOptions {
   /// MPI reads and writes device memory directly; off: device messages are staged
   /// through host buffers.
   bool gpu_aware_mpi = REDIST_GPU_AWARE_MPI != 0;
+  /// How messages between nodes are ordered; on one node it changes nothing.
+  InterNodeSchedule inter_node_schedule = InterNodeSchedule::automatic;
   /// A blocking wait gives up, with communication_error naming the peers and the bytes
   /// still owed, after this many seconds without any transfer completing (a dead link, a
   /// peer that never comes); the source is never written. 0: wait forever. Generous by
@@ -132,34 +194,29 @@ struct ToggleKind {
   static constexpr std::string_view word_unit = "";
 };
 
-/// A TransportPolicy; its variable is a policy's name (to_string).
-struct TransportKind {
-  static constexpr TransportPolicy all[] = {
-      TransportPolicy::automatic, TransportPolicy::point_to_point, TransportPolicy::node_window,
-      TransportPolicy::cross_memory};
-
-  static TransportPolicy parse(const char* var, std::string_view text) {
-    return parse_transport_policy(text, var);
+/// A policy (an enum with PolicyNames); its variable is a value's name (to_string).
+template <class E>
+struct PolicyKind {
+  static E parse(const char* var, std::string_view text) { return parse_policy<E>(text, var); }
+  static std::string check(E v) {
+    return policy_index(v) >= 0 ? std::string() : PolicyNames<E>::unknown;
   }
-  static std::string check(TransportPolicy p) {
-    return p >= TransportPolicy::automatic && p <= TransportPolicy::cross_memory
-               ? std::string()
-               : "unknown transport policy";
-  }
-  static index_t shown(TransportPolicy p) { return static_cast<index_t>(p); }
-  static std::uint64_t word(TransportPolicy p) { return static_cast<std::uint64_t>(shown(p)); }
-  static std::string json(TransportPolicy p) { return "\"" + std::string(to_string(p)) + "\""; }
-  static std::string doc_default(TransportPolicy p) {
-    constexpr const char* enumerators[] = {"automatic", "point_to_point", "node_window",
-                                           "cross_memory"};
-    return check(p).empty() ? "`TransportPolicy::" + std::string(enumerators[shown(p)]) + "`" : "?";
+  static index_t shown(E v) { return static_cast<index_t>(v); }
+  static std::uint64_t word(E v) { return static_cast<std::uint64_t>(shown(v)); }
+  static std::string json(E v) { return "\"" + std::string(to_string(v)) + "\""; }
+  static std::string doc_default(E v) {
+    const int k = policy_index(v);
+    return k < 0 ? "?"
+                 : "`" + std::string(PolicyNames<E>::type) +
+                       "::" + PolicyNames<E>::enumerators[k] + "`";
   }
   /// "`REDIST_TRANSPORT=auto`, `point-to-point`, `node-window` or `cross-memory`"
   static std::string doc_env(std::string_view var) {
     std::string s = "`" + std::string(var) + "=";
-    for (std::size_t k = 0; k < std::size(all); ++k) {
-      if (k > 0) s += k + 1 < std::size(all) ? ", `" : " or `";
-      s += std::string(to_string(all[k])) + "`";
+    const std::size_t n = std::size(PolicyNames<E>::names);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (k > 0) s += k + 1 < n ? ", `" : " or `";
+      s += std::string(PolicyNames<E>::names[k]) + "`";
     }
     return s;
   }
@@ -179,9 +236,11 @@ struct OptionFields<ExecutionOptions> {
       option_field("ExecutionOptions::shared_window", &O::shared_window, "REDIST_SHARED_WINDOW",
                    Flag{}),
       option_field("ExecutionOptions::transport", &O::transport, "REDIST_TRANSPORT",
-                   TransportKind{}),
+                   PolicyKind<TransportPolicy>{}),
       option_field("ExecutionOptions::gpu_aware_mpi", &O::gpu_aware_mpi, "REDIST_GPU_AWARE_MPI",
                    Flag{"REDIST_GPU_AWARE_MPI"}),
+      option_field("ExecutionOptions::inter_node_schedule", &O::inter_node_schedule,
+                   "REDIST_INTER_NODE_SCHEDULE", PolicyKind<InterNodeSchedule>{}),
       // Not reported: it changes when a wait gives up, never how fast data moves.
       option_field("ExecutionOptions::progress_timeout_seconds", &O::progress_timeout_seconds,
                    "REDIST_PROGRESS_TIMEOUT",

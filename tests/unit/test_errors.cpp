@@ -282,6 +282,32 @@ TEST_SUITE("errors") {
       ::unsetenv(name);
   }
 
+  TEST_CASE("REDIST_INTER_NODE_SCHEDULE: the three schedules by name, anything else named") {
+    const char* name = "REDIST_INTER_NODE_SCHEDULE";
+    const char* before = std::getenv(name);
+    const std::string saved = before != nullptr ? before : "";
+    ExecutionOptions o;
+    ::unsetenv(name);
+    CHECK(o.with_environment().inter_node_schedule == InterNodeSchedule::automatic);
+    for (const InterNodeSchedule s : {InterNodeSchedule::automatic, InterNodeSchedule::all_at_once,
+                                      InterNodeSchedule::caterpillar}) {
+      ::setenv(name, to_string(s), 1);
+      CHECK(o.with_environment().inter_node_schedule == s);
+    }
+    for (const char* bad : {"", "all_at_once", "Caterpillar", "rounds"}) {
+      CAPTURE(bad);
+      ::setenv(name, bad, 1);
+      const std::string named = std::string("REDIST_INTER_NODE_SCHEDULE = ") + bad;
+      CHECK_ERROR(invalid_argument, o.with_environment(), named, "all-at-once");
+    }
+    o.inter_node_schedule = static_cast<InterNodeSchedule>(5);
+    CHECK_ERROR(invalid_argument, o.validate(), "ExecutionOptions::inter_node_schedule = 5");
+    if (before != nullptr)
+      ::setenv(name, saved.c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+
   TEST_CASE("owner tables: size and owner range") {
     CHECK_ERROR(distribution_error, OwnerTable({2, 2}, {0, 1, 0}, 2), "owners.size() = 3",
                 "tiles = 2x2");

@@ -258,10 +258,11 @@ TEST_SUITE("fingerprint") {
     o.chunk_bytes = 1 << 21;
     o.transport = TransportPolicy::cross_memory;
     o.gpu_aware_mpi = false;
+    o.inter_node_schedule = InterNodeSchedule::caterpillar;
     o.progress_timeout_seconds = 2.5;
     const auto items = detail::option_items(o);
     REQUIRE(items.size() == detail::option_count<ExecutionOptions>);
-    REQUIRE(items.size() >= 8);
+    REQUIRE(items.size() >= 9);
     CHECK(items[0].name == "ExecutionOptions::chunk_bytes");
     CHECK(items[0].value == (1u << 21));
     CHECK(items[0].shows_value);
@@ -270,9 +271,11 @@ TEST_SUITE("fingerprint") {
     CHECK(items[4].name == "ExecutionOptions::transport");
     CHECK(items[4].value == 3);
     CHECK(items[5].value == 0);
-    CHECK(items[6].name == "ExecutionOptions::progress_timeout_seconds (us)");
-    CHECK(items[6].value == 2500000);
-    CHECK(items[7].name == "ExecutionOptions::max_message_bytes");
+    CHECK(items[6].name == "ExecutionOptions::inter_node_schedule");
+    CHECK(items[6].value == 2);
+    CHECK(items[7].name == "ExecutionOptions::progress_timeout_seconds (us)");
+    CHECK(items[7].value == 2500000);
+    CHECK(items[8].name == "ExecutionOptions::max_message_bytes");
     for (const AgreementItem& it : items) CHECK(it.scope == AgreementScope::option);
   }
 

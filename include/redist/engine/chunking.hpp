@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include <redist/plan.hpp>
@@ -48,18 +49,21 @@ struct Chunkings {
   Chunking send, recv, local;
 };
 
-/// Cuts every message of d into chunks of about `chunk_elements`, at column-member
+/// Cuts every message m of d into chunks of about `chunk_elements(m)`, at column-member
 /// boundaries of its families (a chunk holds at least one member). Sender and receiver
-/// see the same families in the same order, so they cut alike.
+/// see the same families in the same order, so they cut alike (given limits that both
+/// derive alike: a message's peer's node, say).
 /// @post the chunks of a message cover its elements in order, back to back.
-inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
-  const index_t limit = std::max<index_t>(1, chunk_elements);
+template <class LimitOf>
+requires std::is_invocable_r_v<index_t, LimitOf, const Message&> Chunking
+cut_chunks(const CompactPlan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
   Chunking c;
   // At least a slice per column block: sized once, not grown by doubling (K parts).
   c.slices.reserve(d.families.size());
   c.begin.reserve(d.messages.size() + 1);
   for (std::size_t m = 0; m < d.messages.size(); ++m) {
     const Message& msg = d.messages[m];
+    const index_t limit = std::max<index_t>(1, chunk_elements(msg));
     c.begin.push_back(c.chunks.size());
     index_t offset = 0;
     for (index_t f = msg.first, f_end = f; f < msg.first + msg.count; f = f_end) {
@@ -90,12 +94,25 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
   return c;
 }
 
+/// cut_chunks with chunks of about `chunk_elements` in every message.
+inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
+  return cut_chunks(plan, d, [chunk_elements](const Message&) { return chunk_elements; });
+}
+
 /// Cuts a plan's messages into chunks of about `chunk_elements` and its local copies
-/// into parts of about `local_part_elements` (0: the same).
+/// into parts of about `local_part_elements` (0: the same). Messages whose peer is in
+/// `packet_peers` (one flag per rank, or empty) are cut into packets of about
+/// `packet_elements` instead (between nodes, under the caterpillar: engine/node_schedule.hpp).
 inline Chunkings cut_chunkings(const CompactPlan& plan, index_t chunk_elements,
-                               index_t local_part_elements = 0) {
+                               index_t local_part_elements = 0,
+                               const std::vector<bool>& packet_peers = {},
+                               index_t packet_elements = 0) {
+  const auto limit = [&](const Message& msg) {
+    const auto q = static_cast<std::size_t>(msg.peer);
+    return q < packet_peers.size() && packet_peers[q] ? packet_elements : chunk_elements;
+  };
   return {
-      cut_chunks(plan, plan.send, chunk_elements), cut_chunks(plan, plan.recv, chunk_elements),
+      cut_chunks(plan, plan.send, limit), cut_chunks(plan, plan.recv, limit),
       cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements)};
 }
 

@@ -9,6 +9,7 @@
 ///   3. transports     per message, collectively           transport/choose.hpp
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
 ///   5. task graph     built once, with the transports     task_graph.hpp
+///                     (and the caterpillar's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
 ///   7. schedule       compiled once; copies mirrored to the device
 ///
@@ -25,13 +26,16 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
+#include <boost/mpi/operations.hpp>
 
 #include <redist/collective/collectively.hpp>
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
+#include <redist/engine/node_schedule.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan/compact_plan.hpp>
@@ -75,16 +79,23 @@ class Wired {
     requests_.set_progress_timeout(options_.progress_timeout_seconds);
     std::optional<MatrixSides<T, SrcMatrix, DstMatrix>> sides;
     Chunkings chunks;
+    // The nodes (collective the first time on this communicator; the transports and the
+    // caterpillar use the same map).
+    const NodeMap& nodes = node_map(comm_);
+    const bool caterpillar = uses_caterpillar(options_.inter_node_schedule, nodes.nodes);
     detail::collectively(comm_, [&] {
       options_.validate();
       sides.emplace(srcs, dsts, transform_.transposes());
-      chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements());
+      chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements(),
+                             caterpillar ? other_nodes(nodes) : std::vector<bool>{},
+                             std::min(chunk_elements(), packet_elements()));
     });
-    // The plan's statistics with the bytes that cross a node's link (collective the
-    // first time on this communicator; the transports use the same node map).
-    plan_.stats = with_node_traffic(plan_, node_map(comm_).node_of_rank);
+    // The plan's statistics with the bytes that cross a node's link.
+    plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
+    if (caterpillar) use_caterpillar_pieces();
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
+    if (caterpillar) add_caterpillar_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes);
     attach_transports(choice);
     detail::collectively(comm_, [&] {
       copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
@@ -124,6 +135,25 @@ class Wired {
  private:
   index_t chunk_elements() const {
     return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  index_t packet_elements() const {
+    return std::max<index_t>(1, caterpillar_packet_bytes / static_cast<index_t>(sizeof(T)));
+  }
+  /// The caterpillar's pieces on the link, unless some rank would receive too many of them
+  /// from other nodes (engine/node_schedule.hpp). Collective: every rank splits alike.
+  void use_caterpillar_pieces() {
+    const index_t pieces = plan_.stats.elements_received_inter_node *
+                           static_cast<index_t>(sizeof(T)) / caterpillar_piece_bytes;
+    if (boost::mpi::all_reduce(comm_, pieces, boost::mpi::maximum<index_t>()) <=
+        caterpillar_max_pieces)
+      link_.max_message_bytes = std::min(link_.max_message_bytes, caterpillar_piece_bytes);
+  }
+  /// Per rank: whether it lies on another node than this one.
+  std::vector<bool> other_nodes(const NodeMap& nodes) const {
+    std::vector<bool> other;
+    for (const int n : nodes.node_of_rank)
+      other.push_back(n != nodes.node_of_rank[static_cast<std::size_t>(comm_.rank())]);
+    return other;
   }
   /// Host copies run in parts of a chunk, between which MPI is polled; a device runs a
   /// batch's local copies as one launch (a part of 2 MiB would take the device about as

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The two schedules between nodes side by side with redist-run (one build target instead of
+# redist-bench's suites), cases a-d of `redist-bench --suite cluster` at its extents:
+#   sudo bench/cluster_schedules.sh OUT_DIR BUILD_DIR "2x2 2x1 3x1" "1gbit 10gbit" [REPEAT]
+# One scripts/cluster.sh job per (topology, rate, case, schedule), all-at-once first, then the
+# caterpillar, ScaLAPACK storage, no verification (the MPI suite checks the data); each job's
+# redist-run JSON is OUT_DIR/TOPO-RATE-CASE-SCHEDULE.json with the load before it.
+# bench/plots/cluster_schedules.py pools them.
+set -euo pipefail
+out=$1 build=$2 topologies=$3 rates=$4 repeat=${5:-5}
+mkdir -p "$out"
+# case -> source and target (P: ranks); extents per topology and rate (suites_cluster.cpp's
+# scaling to a link bound of 0.5 s, bench/README.md "Cluster"; at 250 Mbit/s half the 1 Gbit/s
+# extents: a link slow enough to be the bottleneck on a loaded 2-core machine).
+declare -A size=(
+  [2x1-1gbit-a]=5632x5632 [2x1-1gbit-b]=5632x5632 [2x1-1gbit-c]=5632x5632 [2x1-1gbit-d]=4672x6976
+  [2x1-2.5gbit-a]=8896x8896 [2x1-2.5gbit-b]=8896x8896 [2x1-2.5gbit-c]=8896x8896 [2x1-2.5gbit-d]=7296x10944
+  [2x1-10gbit-a]=17728x17728 [2x1-10gbit-b]=17728x17728 [2x1-10gbit-c]=17728x17728 [2x1-10gbit-d]=14592x21888
+  [2x2-1gbit-a]=5568x5568 [2x2-1gbit-b]=5632x5632 [2x2-1gbit-c]=5632x5632 [2x2-1gbit-d]=4608x6848
+  [2x2-2.5gbit-a]=8768x8768 [2x2-2.5gbit-b]=8896x8896 [2x2-2.5gbit-c]=8896x8896 [2x2-2.5gbit-d]=7232x10816
+  [2x2-10gbit-a]=17856x17856 [2x2-10gbit-b]=17728x17728 [2x2-10gbit-c]=17728x17728 [2x2-10gbit-d]=14464x21632
+  [2x1-250mbit-a]=2816x2816 [2x1-250mbit-b]=2816x2816 [2x1-250mbit-c]=2816x2816 [2x1-250mbit-d]=2336x3488
+  [2x2-250mbit-a]=2784x2784 [2x2-250mbit-b]=2816x2816 [2x2-250mbit-c]=2816x2816 [2x2-250mbit-d]=2304x3424
+  [3x1-250mbit-a]=2912x2912 [3x1-250mbit-b]=2976x2976 [3x1-250mbit-c]=2784x2784 [3x1-250mbit-d]=2368x3552
+  [3x1-1gbit-a]=5824x5824 [3x1-1gbit-b]=5952x5952 [3x1-1gbit-c]=5568x5568 [3x1-1gbit-d]=4736x7104
+  [3x1-2.5gbit-a]=9408x9408 [3x1-2.5gbit-b]=9408x9408 [3x1-2.5gbit-c]=9280x9280 [3x1-2.5gbit-d]=7680x11456
+  [3x1-10gbit-a]=18816x18816 [3x1-10gbit-b]=18752x18752 [3x1-10gbit-c]=18496x18496 [3x1-10gbit-d]=15296x22912
+)
+for topo in $topologies; do
+  nodes=${topo%x*} rpn=${topo#*x}
+  P=$((nodes * rpn))
+  for rate in $rates; do
+    for c in a b c d; do
+      e=${size[$topo-$rate-$c]}
+      case $c in
+        a) src="$e/256x256/bc:1x$P/scalapack" dst="$e/100x100/bc:${P}x1/scalapack" ;;
+        b) src="$e/64x64/bc:${P}x1/scalapack" dst="$e/64x64/bc:1x$P/scalapack" ;;
+        c) src="$e/1024x1024/bc:${P}x1/scalapack" dst="$e/32x32/bc:${P}x1/scalapack" ;;
+        d) src="$e/128x96/bc:${P}x1/scalapack" dst="$e/100x70/bc:1x$P/scalapack" ;;
+      esac
+      for s in all-at-once caterpillar; do
+        f="$out/$topo-$rate-$c-$s.json"
+        load=$(cut -d' ' -f1 /proc/loadavg)
+        echo "cluster_schedules: $topo $rate $c $s (load $load)"
+        OMP_NUM_THREADS=1 scripts/cluster.sh --nodes "$nodes" --ranks-per-node "$rpn" \
+          --rate "$rate" -- "$build/examples/redist-run" --src "$src" --dst "$dst" \
+          --repeat "$repeat" --inter-node-schedule "$s" --json "$f" >/dev/null
+        python3 - "$f" "$topo" "$rate" "$c" "$s" "$load" "$(cut -d' ' -f1 /proc/loadavg)" <<'EOF'
+import json, sys
+f, topo, rate, case, schedule, l0, l1 = sys.argv[1:]
+d = json.load(open(f))
+d.update({"topology": topo, "link_rate": rate, "case": case, "inter_node_schedule": schedule,
+          "loadavg_start": float(l0), "loadavg_end": float(l1)})
+json.dump(d, open(f, "w"))
+EOF
+      done
+    done
+  done
+done
