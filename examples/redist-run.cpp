@@ -11,7 +11,7 @@
 //
 // Exit status: 0 success (and --help), 1 verification failed, 2 bad input (one line on
 // stderr, rank 0, on every rank alike: the ranks agree on their inputs before anything
-// else). See docs/redist-run.md.
+// else), 3 a transfer made no progress for the progress timeout. See docs/redist-run.md.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -19,6 +19,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -216,7 +217,8 @@ Options (each takes its value as the next argument, and may be given once):
 constexpr std::string_view help_examples = R"(
 Options that start with --kokkos- go to Kokkos (--kokkos-help lists them).
 Exit status: 0 success, 1 --verify found a wrong element, 2 bad input (one line
-on stderr).
+on stderr), 3 a peer made no progress for REDIST_PROGRESS_TIMEOUT seconds (the
+stalled rank says which peer and how many bytes were outstanding).
 
 Examples:
   1-D block-cyclic with 256x256 tiles into 2-D with 100x100 tiles, checked:
@@ -1110,6 +1112,14 @@ int main(int argc, char** argv) {
       report(world,
              e.argument.empty() ? e.message : "redist-run: " + e.argument + ": " + e.message);
       status = 2;
+    } catch (const redist::progress_timeout_error& e) {
+      // Raised on the stalled rank only, whose peers may never answer again: it says so
+      // itself and ends without MPI_Finalize or MPI_Abort, which would both wait for them
+      // (through a dead link, forever); the launcher sees the exit status and ends the job.
+      std::fprintf(stderr, "redist-run: rank %d: %s\n", world.rank(),
+                   escape_nonprintable(strip(e.what(), "")).c_str());
+      std::fflush(nullptr);
+      std::_Exit(3);
     } catch (const redist::error& e) {
       // Agreement and planning errors are raised on every rank alike (same message).
       report(world, "redist-run: " + strip(e.what(), ""));
