@@ -43,7 +43,7 @@ for topo in $topologies; do
         load=$(cut -d' ' -f1 /proc/loadavg)
         echo "cluster_schedules: $topo $rate $c $s (load $load)"
         OMP_NUM_THREADS=1 scripts/cluster.sh --nodes "$nodes" --ranks-per-node "$rpn" \
-          --rate "$rate" -- "$build/examples/redist-run" --src "$src" --dst "$dst" \
+          --rate "$rate" -- "$build/apps/redist-run" --src "$src" --dst "$dst" \
           --repeat "$repeat" --inter-node-schedule "$s" --json "$f" >/dev/null
         python3 - "$f" "$topo" "$rate" "$c" "$s" "$load" "$(cut -d' ' -f1 /proc/loadavg)" <<'EOF'
 import json, sys

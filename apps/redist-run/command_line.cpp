@@ -103,7 +103,8 @@ Options (each takes its value as the next argument, and may be given once):
 constexpr std::string_view help_examples = R"(
 Options that start with --kokkos- go to Kokkos (--kokkos-help lists them).
 Exit status: 0 success, 1 --verify found a wrong element, 2 bad input (one line
-on stderr).
+on stderr), 3 a peer made no progress for REDIST_PROGRESS_TIMEOUT seconds (the
+stalled rank says which peer and how many bytes were outstanding).
 
 Examples:
   1-D block-cyclic with 256x256 tiles into 2-D with 100x100 tiles, checked:

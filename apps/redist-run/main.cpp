@@ -11,12 +11,13 @@
 //
 // Exit status: 0 success (and --help), 1 verification failed, 2 bad input (one line on
 // stderr, rank 0, on every rank alike: the ranks agree on their inputs before anything
-// else). See docs/redist-run.md.
+// else), 3 a transfer made no progress for the progress timeout. See docs/redist-run.md.
 //
 // This file: the order of the run (help, Kokkos, parse, agree, move) and the exit status.
 // command_line: the option table and --help; options: parse; matrices: the matrices the
 // specs name; move: one execution; report: its text and JSON.
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
@@ -152,6 +153,14 @@ int main(int argc, char** argv) {
       report(world,
              e.argument.empty() ? e.message : "redist-run: " + e.argument + ": " + e.message);
       status = 2;
+    } catch (const redist::progress_timeout_error& e) {
+      // Raised on the stalled rank only, whose peers may never answer again: it says so
+      // itself and ends without MPI_Finalize or MPI_Abort, which would both wait for them
+      // (through a dead link, forever); the launcher sees the exit status and ends the job.
+      std::fprintf(stderr, "redist-run: rank %d: %s\n", world.rank(),
+                   escape_nonprintable(strip(e.what(), "")).c_str());
+      std::fflush(nullptr);
+      std::_Exit(3);
     } catch (const redist::error& e) {
       // Agreement and planning errors are raised on every rank alike (same message).
       report(world, "redist-run: " + strip(e.what(), ""));

@@ -63,6 +63,15 @@ class communication_error : public error {
   using error::error;
 };
 
+/// No message of this rank completed for ExecutionOptions::progress_timeout_seconds: a peer
+/// or the link to it is gone. Raised on the stalled rank only (its peers may be stalled in
+/// their own turn, or already gone), so a program reports it where it is caught and ends
+/// the job rather than entering another collective.
+class progress_timeout_error : public communication_error {
+ public:
+  using communication_error::communication_error;
+};
+
 /// The message of every redist error: "redist: <what>: <parameter> = <value>", any
 /// streamable value. User models (a Distribution, a Placement) that throw a redist::error
 /// build their messages with it, so theirs read like the library's.

@@ -12,14 +12,16 @@
 #     without network namespace support
 #   - --fault down:S ends a job whose ranks wait across the dead link, and the link's rate
 #     bounds a bulk transfer
-#   - with BUILD_DIR: a verified redist-run job on 2 x 2 nodes at 1 Gbit/s
+#   - with BUILD_DIR: a verified redist-run job on 2 x 2 nodes at 1 Gbit/s; redist-run with
+#     a link taken down mid-run, ended on every rank by the progress timeout's error; the
+#     MPI test suite on 2 x 2 nodes
 #
 #   tests/cluster/run_cluster_tests.sh [BUILD_DIR]
 #
 # Needs root (as scripts/cluster.sh does), Open MPI's mpicxx and mpirun. Exit status: 0 all
 # passed, 1 a check failed, 77 the machine cannot host a cluster (the reason is printed).
 # Environment: CLUSTER_TIMEOUT seconds per run (default 120), REDIST_RUN (default:
-# BUILD_DIR/apps/redist-run).
+# BUILD_DIR/apps/redist-run), REDIST_MPI_TESTS (default: BUILD_DIR/tests/redist-mpi-tests).
 set -uo pipefail
 
 build=${1:-}
@@ -279,6 +281,39 @@ if [[ -n $redist_run ]]; then
     expect_clean "redist-run" "$err"
   else
     fail "redist-run not found at $redist_run"
+  fi
+fi
+
+# A link that dies under redist: node1's link goes down 3 s into a 2048² move repeated at
+# 1 Gbit/s. No transfer completes after that, so each rank's progress timeout (5 s here) ends
+# it with the library's error naming the peer and the bytes outstanding: redist-run's exit 3,
+# on both ranks (--keep-going brings back node1's status, whose output cannot cross the dead
+# link), within the fault time plus the timeout plus 10 s (and 5 s of start-up).
+if [[ -n $redist_run && -x $redist_run ]]; then
+  REDIST_PROGRESS_TIMEOUT=5 OMP_NUM_THREADS=1 run --keep-going --rate 1gbit --fault down:3 -- \
+    "$redist_run" --src 2048x2048/256x256/bc:1x2 --dst 2048x2048/100x100/bc:2x1 --repeat 400
+  [[ $rc -eq 3 ]] && grep -qE "\(rank:status\): 0:3 1:3$" "$err" &&
+    grep -qE "redist-run: rank 0: .*made no progress for 5 s.*outstanding: rank 1 \([0-9]+ bytes to receive, [0-9]+ to send\)" "$err" &&
+    awk -v s="$secs" 'BEGIN { exit !(s <= 3 + 5 + 10 + 5) }'
+  check $? "link down under redist-run: every rank ends with the progress timeout's error:" \
+    "exit $rc after $secs s ($(grep -o 'rank:status.*' "$err"))"
+  grep -m1 "made no progress" "$err" | sed 's/^/    /'
+  [[ $rc -eq 3 ]] || show "$out" "$err"
+  expect_clean "redist-run with a dead link" "$err"
+fi
+
+# The MPI test suite across nodes: 2 x 2 ranks, so that every rank has a peer on its own node
+# (node window, cross-memory) and two on the other (point to point over TCP through the link).
+mpi_tests=${REDIST_MPI_TESTS:-${build:+$build/tests/redist-mpi-tests}}
+if [[ -n $mpi_tests ]]; then
+  if [[ -x $mpi_tests ]]; then
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive run --ranks-per-node 2 -- "$mpi_tests"
+    [[ $rc -eq 0 ]] && grep -qE "test cases: +[0-9]+ \| +[0-9]+ passed \| +0 failed" "$out"
+    check $? "the MPI test suite on 2 x 2 nodes: exit $rc after $secs s ($(grep -m1 -E 'test cases:' "$out" | tr -s ' '))"
+    [[ $rc -eq 0 ]] || show "$out" "$err"
+    expect_clean "the MPI test suite" "$err"
+  else
+    fail "redist-mpi-tests not found at $mpi_tests"
   fi
 fi
 

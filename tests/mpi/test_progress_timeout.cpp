@@ -29,7 +29,7 @@ TEST_CASE("progress timeout: an unmatched receive ends in an error naming its pe
   pool.set_progress_timeout(0.2);
   pool.post(Completion{}, comm.irecv(peer, unused_tag, in.data(), 64), {peer, 64});
   const std::string want = "rank " + std::to_string(peer) + " (64 bytes to receive, 0 to send)";
-  CHECK_THROWS_WITH_AS(pool.wait(), doctest::Contains(want.c_str()), communication_error);
+  CHECK_THROWS_WITH_AS(pool.wait(), doctest::Contains(want.c_str()), progress_timeout_error);
   CHECK_THROWS_WITH_AS(pool.wait(), doctest::Contains("REDIST_PROGRESS_TIMEOUT"),
                        communication_error);
   pool.cancel_receives();
@@ -49,7 +49,7 @@ TEST_CASE("progress timeout: a send never received ends in an error naming its p
   pool.post_send(comm.isend(peer, unused_tag, out.data(), bytes), {peer, bytes});
   const std::string want = "rank " + std::to_string(peer) + " (0 bytes to receive, " +
                            std::to_string(bytes) + " to send)";
-  CHECK_THROWS_WITH_AS(pool.wait_sends(), doctest::Contains(want.c_str()), communication_error);
+  CHECK_THROWS_WITH_AS(pool.wait_sends(), doctest::Contains(want.c_str()), progress_timeout_error);
   // Now the receive comes (after every rank's wait gave up), and the same wait completes.
   comm.barrier();
   comm.recv(from, unused_tag, in.data(), bytes);

@@ -130,7 +130,7 @@ class RequestPool {
          << " to send)";
       sep = ", ";
     }
-    throw communication_error(os.str());
+    throw progress_timeout_error(os.str());
   }
 
   /// Drops send k (O(1): the last one takes its place).
