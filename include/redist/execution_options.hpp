@@ -54,12 +54,10 @@ struct PolicyNames;
 
 template <>
 struct PolicyNames<TransportPolicy> {
-  static constexpr TransportPolicy all[] = {TransportPolicy::automatic,
-                                            TransportPolicy::point_to_point,
-                                            TransportPolicy::node_window,
-                                            TransportPolicy::cross_memory};
-  static constexpr const char* names[] = {"auto", "point-to-point", "node-window",
-                                          "cross-memory"};
+  static constexpr TransportPolicy all[] = {
+      TransportPolicy::automatic, TransportPolicy::point_to_point, TransportPolicy::node_window,
+      TransportPolicy::cross_memory};
+  static constexpr const char* names[] = {"auto", "point-to-point", "node-window", "cross-memory"};
   static constexpr const char* enumerators[] = {"automatic", "point_to_point", "node_window",
                                                 "cross_memory"};
   static constexpr const char* type = "TransportPolicy";
@@ -127,8 +125,7 @@ inline TransportPolicy parse_transport_policy(std::string_view name, const std::
   return parse_policy<TransportPolicy>(name, what);
 }
 
-inline InterNodeSchedule parse_inter_node_schedule(std::string_view name,
-                                                   const std::string& what) {
+inline InterNodeSchedule parse_inter_node_schedule(std::string_view name, const std::string& what) {
   return parse_policy<InterNodeSchedule>(name, what);
 }
 
@@ -207,8 +204,8 @@ struct PolicyKind {
   static std::string doc_default(E v) {
     const int k = policy_index(v);
     return k < 0 ? "?"
-                 : "`" + std::string(PolicyNames<E>::type) +
-                       "::" + PolicyNames<E>::enumerators[k] + "`";
+                 : "`" + std::string(PolicyNames<E>::type) + "::" + PolicyNames<E>::enumerators[k] +
+                       "`";
   }
   /// "`REDIST_TRANSPORT=auto`, `point-to-point`, `node-window` or `cross-memory`"
   static std::string doc_env(std::string_view var) {

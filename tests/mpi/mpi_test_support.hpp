@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <mpi.h>
 
 #include <redist/redist.hpp>
 
@@ -107,8 +109,41 @@ struct RunReport {
   index_t messages = 0;
   index_t batches = 0;
   index_t direct_sends = 0, direct_receives = 0;  ///< messages read in place (node-shared)
-  index_t in_place_sends = 0;  ///< messages nobody packs: direct and cross-memory
+  index_t in_place_sends = 0;       ///< messages nobody packs: direct and cross-memory
+  index_t intra_node_messages = 0;  ///< messages between ranks of one node (reference_nodes)
 };
+
+/// Each rank's node, found without topology.hpp, as the reference its tests compare with:
+/// ranks whose processor names agree (the host name: scripts/cluster.sh gives each simulated
+/// node its own) share a machine, and k > 0 (REDIST_RANKS_PER_NODE) cuts each machine's
+/// ranks, in communicator order, into groups of k. Nodes are numbered in the order of their
+/// first rank. Collective.
+inline std::vector<int> reference_nodes(const boost::mpi::communicator& comm, int k = 0) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  MPI_Get_processor_name(name, &length);
+  std::vector<std::string> hosts;
+  boost::mpi::all_gather(comm, std::string(name, static_cast<std::size_t>(length)), hosts);
+  std::map<std::string, int> seen_on_host;              // ranks of the host so far
+  std::map<std::pair<std::string, int>, int> numbered;  // (host, group) -> node
+  std::vector<int> node;
+  for (const std::string& host : hosts) {
+    const int position = seen_on_host[host]++;
+    const std::pair<std::string, int> key{host, k > 0 ? position / k : 0};
+    const auto [it, fresh] = numbered.emplace(key, static_cast<int>(numbered.size()));
+    node.push_back(it->second);
+  }
+  return node;
+}
+
+/// How many of this rank's sends go to a rank of its own node (reference_nodes).
+template <class Plan>
+index_t intra_node_sends(const Plan& plan, const std::vector<int>& node, int me) {
+  index_t n = 0;
+  for (const auto& m : plan.send.messages)
+    n += node[static_cast<std::size_t>(m.peer)] == node[static_cast<std::size_t>(me)] ? 1 : 0;
+  return n;
+}
 
 inline index_t sum(const boost::mpi::communicator& comm, index_t v) {
   return boost::mpi::all_reduce(comm, v, std::plus<index_t>());
@@ -134,6 +169,8 @@ void add_plan_stats(const boost::mpi::communicator& comm, const R& redistributor
   rep.direct_receives = sum(comm, redistributor.direct_messages().second);
   rep.in_place_sends =
       rep.direct_sends + sum(comm, redistributor.messages(Transport::cross_memory).first);
+  rep.intra_node_messages =
+      sum(comm, intra_node_sends(redistributor.plan(), reference_nodes(comm), comm.rank()));
 }
 
 /// Builds this rank's source (src_layout, src_placement) and target matrices of element type

@@ -1,7 +1,9 @@
 // Elements between nodes on a real communicator (plan/node_traffic.hpp over topology.hpp's
-// node map): REDIST_RANKS_PER_NODE=k groups ranks in simulated nodes of k, and a move whose
-// every tile column goes from rank r to rank r + 1 (mod P) crosses a node exactly where r
-// and r + 1 lie on different nodes. Counts checked against that hand count.
+// node map): REDIST_RANKS_PER_NODE=k groups each host's ranks in simulated nodes of k, and
+// a move whose every tile column goes from rank r to rank r + 1 (mod P) crosses a node
+// exactly where r and r + 1 lie on different nodes (reference_nodes: hosts, then groups of
+// k). Counts checked against that hand count.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -36,11 +38,12 @@ TEST_CASE("node traffic: each rank's tile columns go to the next rank, counted a
     const boost::mpi::communicator comm(world, boost::mpi::comm_duplicate);
     TiledMatrix<double, decltype(src), PackedTiles<>> a(src, {}, me);
     TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, me);
+    const std::vector<int> nodes = reference_nodes(comm, k);
     move_and_check(comm, a, b, region, [&](const auto& r, index_t) {
       const PlanStats s = with_node_traffic(r.plan(), node_map(comm).node_of_rank);
-      const auto node = [&](int rank) { return rank / k; };
+      const auto node = [&](int rank) { return nodes[static_cast<std::size_t>(rank)]; };
       const int next = (me + 1) % n, previous = (me + n - 1) % n;
-      CHECK(s.nodes == (n + k - 1) / k);
+      CHECK(s.nodes == *std::max_element(nodes.begin(), nodes.end()) + 1);
       CHECK(s.elements_sent == (n > 1 ? moved : 0));
       CHECK(s.elements_sent_inter_node == (node(next) != node(me) ? moved : 0));
       CHECK(s.elements_received_inter_node == (node(previous) != node(me) ? moved : 0));

@@ -1,6 +1,7 @@
 // Nodes of a communicator (topology.hpp): grouped once and cached; REDIST_RANKS_PER_NODE
 // cuts the machine into simulated nodes, and then no node-local path crosses them: every
 // message between two simulated nodes goes point to point, and the data arrive.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,36 +24,41 @@ boost::mpi::communicator fresh(const boost::mpi::communicator& comm) {
   return boost::mpi::communicator(comm, boost::mpi::comm_duplicate);
 }
 
+/// The node map against reference_nodes (mpi_test_support.hpp): one node per host, cut
+/// into groups of k ranks when k > 0.
+void check_against_reference(const boost::mpi::communicator& comm, const NodeMap& map, int k) {
+  const std::vector<int> want = reference_nodes(comm, k);
+  const int n = comm.size(), me = comm.rank();
+  const auto node = [&](int r) { return want[static_cast<std::size_t>(r)]; };
+  CHECK(map.nodes == *std::max_element(want.begin(), want.end()) + 1);
+  CHECK(map.node_of_rank == want);
+  int mine = 0;  // ranks of my node so far
+  for (int r = 0; r < n; ++r) {
+    CHECK(map.rank_in_node[static_cast<std::size_t>(r)] == (node(r) == node(me) ? mine : -1));
+    CHECK(map.same_node(me, r) == (node(r) == node(me)));
+    mine += node(r) == node(me) ? 1 : 0;
+  }
+  CHECK(map.node_size() == mine);
+}
+
 }  // namespace
 
-TEST_CASE("topology: one machine is one node, and the map is computed once") {
+TEST_CASE("topology: the ranks of one host are one node, and the map is computed once") {
   const boost::mpi::communicator world;
   const ScopedEnv unset("REDIST_RANKS_PER_NODE", nullptr);
   const boost::mpi::communicator comm = fresh(world);
   const NodeMap& map = node_map(comm);
-  CHECK(map.nodes == 1);
-  CHECK(map.node_size() == comm.size());
-  CHECK(map.node_of_rank == std::vector<int>(static_cast<std::size_t>(comm.size()), 0));
-  for (int r = 0; r < comm.size(); ++r) CHECK(map.rank_in_node[static_cast<std::size_t>(r)] == r);
+  check_against_reference(comm, map, 0);
   CHECK(&node_map(comm) == &map);  // cached on the communicator
 }
 
-TEST_CASE("topology: REDIST_RANKS_PER_NODE simulates nodes of k consecutive ranks") {
+TEST_CASE("topology: REDIST_RANKS_PER_NODE cuts each host into nodes of k consecutive ranks") {
   const boost::mpi::communicator world;
-  const int n = world.size();
   for (int k = 1; k <= 3; ++k) {
     CAPTURE(k);
     const ScopedEnv per_node("REDIST_RANKS_PER_NODE", std::to_string(k).c_str());
     const boost::mpi::communicator comm = fresh(world);
-    const NodeMap& map = node_map(comm);
-    CHECK(map.nodes == (n + k - 1) / k);
-    const int me = comm.rank();
-    CHECK(map.node_size() == std::min(k, n - me / k * k));
-    for (int r = 0; r < n; ++r) {
-      CHECK(map.node_of_rank[static_cast<std::size_t>(r)] == r / k);
-      CHECK(map.rank_in_node[static_cast<std::size_t>(r)] == (r / k == me / k ? r % k : -1));
-      CHECK(map.same_node(me, r) == (r / k == me / k));
-    }
+    check_against_reference(comm, node_map(comm), k);
   }
   const ScopedEnv bad("REDIST_RANKS_PER_NODE", "two");
   const boost::mpi::communicator comm = fresh(world);
