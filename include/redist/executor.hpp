@@ -22,7 +22,6 @@
 /// the state of the execution in progress.
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
