@@ -23,6 +23,7 @@
 #include <redist/redist.hpp>
 
 #include "../support/generators.hpp"
+#include "../support/scoped_env.hpp"
 #include "mpi_harness.hpp"
 
 namespace redist::test {
@@ -230,33 +231,6 @@ inline index_t not_point_to_point(const TaskGraph& g) {
   for (const Transport t : g.recv_transport) other += t != Transport::point_to_point;
   return other;
 }
-
-/// Sets an environment variable for the lifetime of the object (every rank alike).
-class ScopedEnv {
- public:
-  /// value nullptr: unset while in scope.
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    had_ = std::getenv(name) != nullptr;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 /// The transport every message of this run must take, from REDIST_TEST_EXPECT_TRANSPORT
 /// (tests/CMakeLists.txt sets "point-to-point", with REDIST_SHARED_WINDOW=0, in the TCP and

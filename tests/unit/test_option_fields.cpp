@@ -22,11 +22,13 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/scoped_env.hpp"
 #include "unit_test_support.hpp"
 
 namespace {
 
 using namespace redist;
+using redist::test::ScopedEnv;
 
 /// A test-only options struct: what a new struct (or a new field) needs, and no more.
 struct Knobs {
@@ -34,33 +36,6 @@ struct Knobs {
   bool fast = false;
   double wait = 1.5;
   index_t cap = 1000;
-};
-
-/// Sets (or, with nullptr, unsets) a variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* before = std::getenv(name);
-    had_ = before != nullptr;
-    if (had_) saved_ = before;
-    if (value != nullptr)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, saved_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string saved_;
 };
 
 }  // namespace
