@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include <redist/redist.hpp>
+#include <redist/topology.hpp>
 
 #include <doctest/doctest.h>
 
@@ -122,9 +125,16 @@ DrivenSum all_ranks(const boost::mpi::communicator& comm, const Driven& d) {
           sum(comm, d.complete ? 0 : 1)};
 }
 
-void check(const DrivenSum& s) {
+/// Whether the caterpillar paces messages between nodes here: their first chunks then wait
+/// for their step (engine/node_schedule.hpp) instead of leaving in start().
+bool paced_between_nodes(const boost::mpi::communicator& comm) {
+  const char* s = std::getenv("REDIST_INTER_NODE_SCHEDULE");
+  return s != nullptr && std::string_view(s) == "caterpillar" && node_map(comm).nodes > 1;
+}
+
+void check(const boost::mpi::communicator& comm, const DrivenSum& s) {
   CHECK(s.over_budget == 0);
-  CHECK(s.first_chunks_missed == 0);
+  if (!paced_between_nodes(comm)) CHECK(s.first_chunks_missed == 0);
   CHECK(s.not_left == 0);
   CHECK(s.copies_in_test0 == 0);
   CHECK(s.incomplete == 0);
@@ -159,14 +169,15 @@ TEST_CASE(
           ExecutionOptions x;
           x.chunk_bytes = 512;  // 64 elements: many chunks per message and local parts
           Redistributor r(a, b, comm, region, o, x);
-          if (np > 1 && shared_source && window[0] == '1')
+          // Read in place between ranks of one node (simulated nodes may leave none).
+          if (np > 1 && shared_source && window[0] == '1' && node_map(comm).nodes == 1)
             CHECK(sum(comm, r.messages(Transport::direct).second) > 0);
           if (batch > 0) CHECK(r.plan().batches > 1);
           for (int round = 0; round < 2; ++round) {  // the walk starts afresh every time
             CAPTURE(round);
             fill_sentinel(b);
             const Driven d = drive(r, chunks);
-            check(all_ranks(comm, d));
+            check(comm, all_ranks(comm, d));
             index_t checked = 0;
             CHECK(sum(comm, target_errors(b, region, checked)) == 0);
             CHECK(sum(comm, checked) == 150 * 130);
@@ -208,7 +219,7 @@ TEST_CASE("mpi: several parts, transposed and scaled, moved by test() alone") {
     ExecutionOptions x;
     x.chunk_bytes = 256;
     Redistributor r(parts, comm, t, o, x);
-    check(all_ranks(comm, drive(r, 2)));
+    check(comm, all_ranks(comm, drive(r, 2)));
     index_t bad = 0;
     for (std::size_t k = 0; k < regions.size(); ++k) {
       const Region& g = regions[k];
