@@ -11,13 +11,9 @@ pdgemr2d / redist. OUT.json keeps every job whole ("jobs"), the pooled rows ("ro
 per topology, the relabeling of every pair of grids ("relabel")."""
 import json, os, statistics, subprocess, sys, tempfile
 
-args = sys.argv[1:]
-plots = None
-if "--plots" in args:
-    k = args.index("--plots")
-    plots = args[k + 1]
-    del args[k:k + 2]
-out, inputs = args[0], args[1:]
+from pool_args import pool_args
+
+out, inputs, plots = pool_args(sys.argv[1:])
 
 TARGET_RATIO = 2.0
 

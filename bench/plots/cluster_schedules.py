@@ -9,13 +9,9 @@ cluster section, and with --plots writes DIR/cluster_schedules.png (gnuplot). An
 be an earlier OUT.json: its jobs are pooled again."""
 import json, os, statistics, subprocess, sys, tempfile
 
-args = sys.argv[1:]
-plots = None
-if "--plots" in args:
-    k = args.index("--plots")
-    plots = args[k + 1]
-    del args[k:k + 2]
-out, inputs = args[0], args[1:]
+from pool_args import pool_args
+
+out, inputs, plots = pool_args(sys.argv[1:])
 
 jobs = []
 for p in inputs:
