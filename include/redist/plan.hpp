@@ -28,42 +28,12 @@
 #include <redist/distribution.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
-#include <redist/option_fields.hpp>
 #include <redist/plan/batch_budget.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 
 namespace redist {
-
-/// Tuning knobs of planning: how the moved data is cut into batches. Each member has one
-/// entry in the field table below (option_fields.hpp).
-struct PlanOptions {
-  /// Source tile columns per batch (the budget is then not used); 0 chooses batches under
-  /// `max_buffer_bytes`.
-  index_t batch = 0;
-  /// With batch = 0, a hard cap in bytes on every rank's send + receive buffers of every
-  /// batch: batches are as wide as fits, cut inside a source tile column if needed.
-  /// Below one region column of the busiest rank, planning throws invalid_argument.
-  index_t max_buffer_bytes = index_t{1} << 30;
-  /// Element size in bytes (set by the Redistributor from its element type).
-  index_t element_bytes = 8;
-};
-
-namespace detail {
-template <>
-struct OptionFields<PlanOptions> {
-  using O = PlanOptions;
-  // element_bytes is not an option: the Redistributor sets it from the element type, and
-  // the ranks agree on the element size itself (detail/agreement.hpp).
-  static constexpr auto fields = std::tuple{
-      option_field("PlanOptions::batch", &O::batch, nullptr,
-                   Integer{0, INT64_MAX, "batch must be >= 0 (0 = automatic)", {}, false}),
-      // Checked against the plan's feasible minimum when batches are cut (batch_budget.hpp).
-      option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes, nullptr,
-                   Integer{INT64_MIN, INT64_MAX, {}}),
-  };
-};
-}  // namespace detail
 
 /// A segment with its place in the message order and in its message buffer.
 struct PlannedSegment {

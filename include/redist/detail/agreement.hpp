@@ -160,7 +160,7 @@ inline constexpr std::array<ItemKind, 9> input_item_kinds{{
 }};
 
 /// The kinds of redistribution_values' items, in order: input_item_kinds, then one per
-/// PlanOptions field (its table, plan.hpp).
+/// PlanOptions field (its table, plan/plan_options.hpp).
 inline constexpr auto redistribution_item_kinds = [] {
   std::array<ItemKind, input_item_kinds.size() + option_count<PlanOptions>> out{};
   std::size_t k = 0;
