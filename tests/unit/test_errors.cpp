@@ -32,6 +32,8 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/scoped_env.hpp"
+
 namespace {
 
 using namespace redist;
@@ -228,8 +230,7 @@ TEST_SUITE("errors") {
 
   TEST_CASE("REDIST_MAX_MESSAGE_BYTES caps the split limit; a bad value is refused") {
     const char* name = "REDIST_MAX_MESSAGE_BYTES";
-    const char* before = std::getenv(name);
-    const std::string saved = before != nullptr ? before : "";
+    const redist::test::ScopedEnv restored(name, nullptr);  // unset here, restored after
     ExecutionOptions o;
     ::unsetenv(name);
     CHECK(o.with_environment().max_message_bytes == INT_MAX);
@@ -248,16 +249,11 @@ TEST_SUITE("errors") {
     }
     ::setenv(name, "2147483648", 1);
     CHECK_ERROR(invalid_argument, o.with_environment(), "largest allowed, 2147483647");
-    if (before != nullptr)
-      ::setenv(name, saved.c_str(), 1);
-    else
-      ::unsetenv(name);
   }
 
   TEST_CASE("REDIST_TRANSPORT: the four policies by name, anything else named") {
     const char* name = "REDIST_TRANSPORT";
-    const char* before = std::getenv(name);
-    const std::string saved = before != nullptr ? before : "";
+    const redist::test::ScopedEnv restored(name, nullptr);  // unset here, restored after
     ExecutionOptions o;
     ::unsetenv(name);
     CHECK(o.with_environment().transport == TransportPolicy::automatic);
@@ -276,16 +272,11 @@ TEST_SUITE("errors") {
     }
     o.transport = static_cast<TransportPolicy>(7);
     CHECK_ERROR(invalid_argument, o.validate(), "ExecutionOptions::transport = 7");
-    if (before != nullptr)
-      ::setenv(name, saved.c_str(), 1);
-    else
-      ::unsetenv(name);
   }
 
   TEST_CASE("REDIST_INTER_NODE_SCHEDULE: the three schedules by name, anything else named") {
     const char* name = "REDIST_INTER_NODE_SCHEDULE";
-    const char* before = std::getenv(name);
-    const std::string saved = before != nullptr ? before : "";
+    const redist::test::ScopedEnv restored(name, nullptr);  // unset here, restored after
     ExecutionOptions o;
     ::unsetenv(name);
     CHECK(o.with_environment().inter_node_schedule == InterNodeSchedule::automatic);
@@ -302,10 +293,6 @@ TEST_SUITE("errors") {
     }
     o.inter_node_schedule = static_cast<InterNodeSchedule>(5);
     CHECK_ERROR(invalid_argument, o.validate(), "ExecutionOptions::inter_node_schedule = 5");
-    if (before != nullptr)
-      ::setenv(name, saved.c_str(), 1);
-    else
-      ::unsetenv(name);
   }
 
   TEST_CASE("owner tables: size and owner range") {
