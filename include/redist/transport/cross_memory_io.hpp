@@ -21,18 +21,18 @@
 #include <vector>
 
 #include <boost/mpi/collectives/all_gather.hpp>
-#include <boost/mpi/collectives/all_reduce.hpp>
-#include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/operations.hpp>
 
 #include <redist/error.hpp>
 #include <redist/topology.hpp>
+#include <redist/transport/node_permission.hpp>
 
 #include <sys/types.h>
 #include <sys/uio.h>
 
 namespace redist::transport::cma {
+
+using transport::Permission;
 
 /// `bytes` bytes at `remote` in the peer's address space, to `local` in ours.
 struct Piece {
@@ -91,21 +91,13 @@ inline void read(pid_t pid, std::span<const Piece> pieces) {
   }
 }
 
-/// Whether the ranks of a node may read each other's memory, and if not, why.
-struct Permission {
-  bool allowed = false;
-  std::string reason;  ///< empty when allowed
-};
-
 /// Tries it once: every rank of `node` reads a word of the next one (in node order) and
 /// checks its value. Collective over `node`; the answer is the same on every rank (not
 /// allowed if any read failed, with the first failing rank's reason). One rank alone is
 /// allowed (nothing to read). REDIST_CROSS_MEMORY_PROBE=fail makes it fail, to test the
 /// fallback.
 inline Permission probe(const boost::mpi::communicator& node) {
-  // Set on some ranks only, it still fails everywhere alike: every rank takes part.
-  const char* forced = std::getenv("REDIST_CROSS_MEMORY_PROBE");
-  const bool fail = forced && std::string(forced) == "fail";
+  const bool fail = forced_to_fail("REDIST_CROSS_MEMORY_PROBE");
   if (node.size() < 2 && !fail) return {true, ""};
   const std::uint64_t word = 0x5245444953540000ull ^ static_cast<std::uint64_t>(::getpid());
   std::vector<std::int64_t> pids;
@@ -125,18 +117,15 @@ inline Permission probe(const boost::mpi::communicator& node) {
       why = e.what();
     }
   }
-  // Returns once every rank has read: `word` is not needed after it.
-  const int first_failed = boost::mpi::all_reduce(node, why.empty() ? node.size() : node.rank(),
-                                                  boost::mpi::minimum<int>());
-  if (first_failed == node.size()) return {true, ""};
-  boost::mpi::broadcast(node, why, first_failed);
-  return {false, why};
+  return agree(node, why);  // once every rank has read: `word` is not needed after it
 }
 
 /// The permission for comm's nodes: probed on each node on the first call on comm
 /// (collective over comm then) and cached on it (topology.hpp). Later calls are local.
 inline const Permission& permission(const boost::mpi::communicator& comm) {
-  return redist::detail::cached_on<Permission>(comm, [&] { return probe(node_map(comm).node); });
+  struct Cached : Permission {};  // its own slot in the communicator's cache
+  return redist::detail::cached_on<Cached>(comm,
+                                           [&] { return Cached{probe(node_map(comm).node)}; });
 }
 
 }  // namespace redist::transport::cma
