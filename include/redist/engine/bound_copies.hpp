@@ -81,7 +81,7 @@ class BoundCopies {
           reads_.read_bounced(plan, plan.recv, s, source[ch.message], landed);
           bind_slice(plan, plan.recv, s, DescribedSide<T>{landed.data(), transform.transposes()},
                      dst, recv_.pool, recv_.rel);
-        } else if (how == Transport::direct) {
+        } else if (how == Transport::direct || how == Transport::device_ipc) {
           bind_slice(plan, plan.recv, s, source[ch.message], dst, recv_.pool, recv_.rel);
         } else {
           bind_slice(plan, plan.recv, s, BufferSide{}, dst, recv_.pool, recv_.rel, Sides::flat);

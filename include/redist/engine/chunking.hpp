@@ -5,9 +5,9 @@
 /// (plan/compact_plan.hpp) is cut into chunks of about `chunk_elements`, between column
 /// members of its families (each family is a dense column-major block of the buffer).
 /// Sender and receiver cut identically, so chunk k of a message is the same elements on
-/// both ends. A batch's local copies are cut the same way into parts. How a message
-/// travels does not change its chunks: they are cut once, before the transports are
-/// chosen (engine/wired.hpp).
+/// both ends. A batch's local copies are cut the same way into parts. Chunks are cut
+/// before the transports are chosen; only a message read in place on a device is re-cut
+/// after, whole (engine/wired.hpp).
 
 #include <algorithm>
 #include <cstddef>
@@ -99,18 +99,24 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
   return cut_chunks(plan, d, [chunk_elements](const Message&) { return chunk_elements; });
 }
 
-/// Cuts a plan's messages into chunks of about `chunk_elements` and its local copies
-/// into parts of about `local_part_elements` (0: the same). Messages whose peer is in
-/// `packet_peers` (one flag per rank, or empty) are cut into packets of about
-/// `packet_elements` instead (between nodes, under the caterpillar: engine/node_schedule.hpp).
+/// The chunk size of a message: about `chunk_elements`, or `packet_elements` when its
+/// peer is in `packet_peers` (one flag per rank, or empty: between nodes, under the
+/// caterpillar, engine/node_schedule.hpp). Keeps references to its arguments.
+inline auto message_chunk_limit(index_t chunk_elements, const std::vector<bool>& packet_peers,
+                                index_t packet_elements) {
+  return [chunk_elements, &packet_peers, packet_elements](const Message& msg) {
+    const auto q = static_cast<std::size_t>(msg.peer);
+    return q < packet_peers.size() && packet_peers[q] ? packet_elements : chunk_elements;
+  };
+}
+
+/// Cuts a plan's messages into chunks (message_chunk_limit) and its local copies into
+/// parts of about `local_part_elements` (0: `chunk_elements`).
 inline Chunkings cut_chunkings(const CompactPlan& plan, index_t chunk_elements,
                                index_t local_part_elements = 0,
                                const std::vector<bool>& packet_peers = {},
                                index_t packet_elements = 0) {
-  const auto limit = [&](const Message& msg) {
-    const auto q = static_cast<std::size_t>(msg.peer);
-    return q < packet_peers.size() && packet_peers[q] ? packet_elements : chunk_elements;
-  };
+  const auto limit = message_chunk_limit(chunk_elements, packet_peers, packet_elements);
   return {
       cut_chunks(plan, plan.send, limit), cut_chunks(plan, plan.recv, limit),
       cut_chunks(plan, plan.local, local_part_elements > 0 ? local_part_elements : chunk_elements)};

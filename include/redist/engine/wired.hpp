@@ -8,6 +8,7 @@
 ///   2. chunks         messages and local copies cut       engine/chunking.hpp
 ///   3. transports     per message, collectively           transport/choose.hpp
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
+///                     (messages read in place on a device re-cut whole: one chunk each)
 ///   5. task graph     built once, with the transports     task_graph.hpp
 ///                     (and the caterpillar's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
@@ -83,17 +84,21 @@ class Wired {
     // caterpillar use the same map).
     const NodeMap& nodes = node_map(comm_);
     const bool caterpillar = uses_caterpillar(options_.inter_node_schedule, nodes.nodes);
+    const std::vector<bool> packet_peers = caterpillar ? other_nodes(nodes) : std::vector<bool>{};
+    const auto chunk_limit = message_chunk_limit(chunk_elements(), packet_peers,
+                                                 std::min(chunk_elements(), packet_elements()));
     detail::collectively(comm_, [&] {
       options_.validate();
       sides.emplace(srcs, dsts, transform_.transposes());
-      chunks = cut_chunkings(plan_, chunk_elements(), local_part_elements(),
-                             caterpillar ? other_nodes(nodes) : std::vector<bool>{},
-                             std::min(chunk_elements(), packet_elements()));
+      chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
+                cut_chunks(plan_, plan_.recv, chunk_limit),
+                cut_chunks(plan_, plan_.local, local_part_elements())};
     });
     // The plan's statistics with the bytes that cross a node's link.
     plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
     if (caterpillar) use_caterpillar_pieces();
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
+    read_whole_messages(chunks, choice, chunk_limit);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
     if (caterpillar) add_caterpillar_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes);
     attach_transports(choice);
@@ -167,10 +172,12 @@ class Wired {
   template <class Sides>
   transport::TransportChoice<T> choose_transports(const Sides& sides, const Chunking& sent) {
     const bool node_transports = host_memory && options_.node_paths();
+    const bool device_reads = transport::ipc::shareable<MemorySpace> && options_.node_paths();
     transport::TransportChoice<T> choice;
     try {
       choice = transport::choose_transports<T>(
-          comm_, plan_, sent, node_transports, options_.transport, transform_.transposes(),
+          comm_, plan_, sent, node_transports, device_reads, options_.transport,
+          transform_.transposes(),
           [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); });
       transport::lay_out_buffers(comm_, plan_, node_transports, choice, buffers_);
     } catch (const boost::mpi::exception& e) {
@@ -180,11 +187,36 @@ class Wired {
     return choice;
   }
 
+  /// Messages read in place on a device become one chunk each: readable at once, they
+  /// have no packing, staging or MPI to pace, and a chunk costs the device about a launch
+  /// (bench/README.md, "Device"). Sender and receiver know the message's transport alike,
+  /// so they re-cut alike; the segments keep their order, so the descriptions stay valid.
+  template <class Limit>
+  void read_whole_messages(Chunkings& chunks, const transport::TransportChoice<T>& choice,
+                           const Limit& limit) {
+    if constexpr (!host_memory) {
+      const auto whole = [&](const FamilyList& d, const std::vector<Transport>& how) {
+        return [&d, &how, &limit](const Message& msg) {
+          const auto m = static_cast<std::size_t>(&msg - d.messages.data());
+          return how[m] == Transport::device_ipc ? std::numeric_limits<index_t>::max() / 2
+                                                 : limit(msg);
+        };
+      };
+      const auto any = [](const std::vector<Transport>& how) {
+        return std::find(how.begin(), how.end(), Transport::device_ipc) != how.end();
+      };
+      if (any(choice.send))
+        chunks.send = cut_chunks(plan_, plan_.send, whole(plan_.send, choice.send));
+      if (any(choice.recv))
+        chunks.recv = cut_chunks(plan_, plan_.recv, whole(plan_.recv, choice.recv));
+    }
+  }
+
   /// The transports' windows, once the graph they size their notes by is built.
   void attach_transports(transport::TransportChoice<T>& choice) {
     if (choice.window)
       transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
-    transports_.direct.attach(std::move(choice.direct_windows));
+    transports_.direct.attach(std::move(choice.direct_windows), std::move(choice.imports));
     cross_memory_refused_ = choice.cross_memory_refused;
   }
 

@@ -16,7 +16,11 @@
 ///    ranks (collective); messages to ranks on the node then go through it;
 /// 4. every on-node message is described to its receiver once (transport/describe.hpp):
 ///    a head, and for a message read in place its segments' addresses.
-/// Everything else, and everything on device memory, goes point to point.
+/// On device memory that other processes can map (transport/device_ipc.hpp), under the
+/// policies `automatic` and `cross_memory`, a message to a rank of this node goes
+/// device-ipc when the ranks of the node can map each other's device memory (probed once
+/// per communicator) and every segment lies in an allocation that can be exported.
+/// Everything else goes point to point.
 
 #include <algorithm>
 #include <cstddef>
@@ -37,6 +41,7 @@
 #include <redist/topology.hpp>
 #include <redist/transport/cross_memory_io.hpp>
 #include <redist/transport/describe.hpp>
+#include <redist/transport/device_ipc.hpp>
 #include <redist/transport/message_buffers.hpp>
 #include <redist/transport/transport.hpp>
 
@@ -155,16 +160,40 @@ void find_cross_memory_sends(const CompactPlan& plan, const Chunking& sent,
   }
 }
 
+/// Marks the messages to ranks of this node that go device-ipc: those whose segments all
+/// lie in device allocations that can be exported, which `exports` then lists.
+template <class T, class Source>
+void find_device_sends(const CompactPlan& plan, const Chunking& sent,
+                       const std::vector<bool>& on_node, const Source& source,
+                       std::vector<Transport>& how, std::vector<ipc::Exports>& exports) {
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    const Message& msg = plan.send.messages[m];
+    if (!on_node[static_cast<std::size_t>(msg.peer)] || msg.count == 0 ||
+        !describable(segments_in(plan.send, msg)))
+      continue;
+    ipc::Exports e;
+    bool ok = true;
+    for_each_sent_segment(plan, sent, m, [&](index_t part, const Piece& r, const Piece& col) {
+      const Address<T> a = source(part, r, col);
+      return ok = e.add(a.first, a.second);
+    });
+    if (!ok) continue;  // not from cudaMalloc: point to point
+    how[m] = Transport::device_ipc;
+    exports[m] = std::move(e);
+  }
+}
+
 }  // namespace detail
 
 /// Chooses the transport of every message. Collective over comm. `node_transports`: the
 /// shared window and direct reads may be used (host memory, and
-/// ExecutionOptions::shared_window, agreed by every rank). `source(part, r, c)`: the
-/// address of a sent segment in the source (engine/matrix_sides.hpp); `sent`: the sent
-/// messages' chunks.
+/// ExecutionOptions::node_paths(), agreed by every rank); `device_reads`: device IPC may
+/// be used (device memory that can be mapped, and node paths on). `source(part, r, c)`:
+/// the address of a sent segment in the source (engine/matrix_sides.hpp); `sent`: the
+/// sent messages' chunks.
 template <class T, class Source>
 TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const CompactPlan& plan,
-                                     const Chunking& sent, bool node_transports,
+                                     const Chunking& sent, bool node_transports, bool device_reads,
                                      TransportPolicy policy, bool transposed,
                                      const Source& source) {
   TransportChoice<T> choice;
@@ -172,31 +201,41 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
   choice.recv.assign(plan.recv.messages.size(), Transport::point_to_point);
   choice.described.resize(plan.recv.messages.size());
   choice.peer_pid.assign(plan.recv.messages.size(), 0);
-  if (!node_transports) return choice;
+  const bool reads_allowed =
+      policy == TransportPolicy::automatic || policy == TransportPolicy::cross_memory;
+  device_reads = device_reads && reads_allowed;
+  if (!node_transports && !device_reads) return choice;
   std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
-  const auto window_of =
-      detail::find_direct_sends<T>(comm, plan, sent, transposed, source, choice.send, segments);
+  std::vector<std::shared_ptr<redist::detail::NodeWindow>> window_of(plan.send.messages.size());
+  if (node_transports)
+    window_of =
+        detail::find_direct_sends<T>(comm, plan, sent, transposed, source, choice.send, segments);
   // Which peers share the node. Every rank goes on (the window that follows is
   // collective); one alone on its node just sends everything point to point.
   const std::vector<int>& node_rank = node_map(comm).rank_in_node;
   std::vector<bool> on_node(node_rank.size(), false);
   for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
-  if (policy == TransportPolicy::automatic || policy == TransportPolicy::cross_memory) {
-    const cma::Permission& cross_memory = cma::permission(comm);
-    if (cross_memory.allowed)
+  std::vector<ipc::Exports> exports(device_reads ? plan.send.messages.size() : 0);
+  if (device_reads || (node_transports && reads_allowed)) {
+    const Permission& reads = device_reads ? ipc::permission(comm) : cma::permission(comm);
+    if (reads.allowed && device_reads)
+      detail::find_device_sends<T>(plan, sent, on_node, source, choice.send, exports);
+    else if (reads.allowed)
       detail::find_cross_memory_sends<T>(plan, sent, on_node, policy, source, choice.send,
                                          segments);
     else if (policy == TransportPolicy::cross_memory)
-      choice.cross_memory_refused = cross_memory.reason;
+      choice.cross_memory_refused = reads.reason;
   }
-  for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
-    if (on_node[static_cast<std::size_t>(plan.send.messages[m].peer)] &&
-        choice.send[m] == Transport::point_to_point)
-      choice.send[m] = Transport::shared_window;
-  for (std::size_t m = 0; m < plan.recv.messages.size(); ++m)
-    if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
-      choice.recv[m] = Transport::shared_window;  // or read in place: see the descriptions
-  detail::exchange_descriptions(comm, plan, on_node, window_of, segments, choice);
+  if (node_transports) {
+    for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
+      if (on_node[static_cast<std::size_t>(plan.send.messages[m].peer)] &&
+          choice.send[m] == Transport::point_to_point)
+        choice.send[m] = Transport::shared_window;
+    for (std::size_t m = 0; m < plan.recv.messages.size(); ++m)
+      if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
+        choice.recv[m] = Transport::shared_window;  // or read in place: see the descriptions
+  }
+  detail::exchange_descriptions(comm, plan, on_node, window_of, segments, exports, choice);
   return choice;
 }
 

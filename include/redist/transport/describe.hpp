@@ -4,9 +4,12 @@
 /// on-node message is described to its receiver once, in two rounds:
 /// 1. a head: {0, 0, 0} when it is packed, {1, window id, sender's node rank} when the
 ///    receiver reads it in a window, {2, sender's process id, 0} when it reads it
-///    cross-memory;
+///    cross-memory, {3, handle count, 0} when it reads it from the sender's device memory;
 /// 2. for those read in place only, per segment: its address (byte offset in the sender's
-///    part of the window, or in the sender's address space) and leading dimension.
+///    part of the window, or in the sender's address space) and leading dimension; for
+///    device memory, first the handles of the allocations that hold the segments, then per
+///    segment its handle's index, its offset and its leading dimension
+///    (transport/device_ipc.hpp).
 /// A packed message costs its head alone, whatever its segment count (an element-cyclic
 /// layout has one segment per element).
 
@@ -29,6 +32,7 @@
 #include <redist/error.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/plan/compact_plan.hpp>
+#include <redist/transport/device_ipc.hpp>
 #include <redist/transport/transport.hpp>
 
 namespace redist::transport {
@@ -47,6 +51,9 @@ struct TransportChoice {
   std::vector<std::vector<Address<T>>> described;
   /// Per received cross-memory message: the sender's process id.
   std::vector<std::int64_t> peer_pid;
+  /// The peers' device allocations mapped here for the messages read by device IPC;
+  /// null: none.
+  std::shared_ptr<ipc::Imports> imports;
   /// Why no message goes cross-memory although the policy asked for it (the kernel's
   /// refusal); empty otherwise.
   std::string cross_memory_refused;
@@ -62,8 +69,9 @@ inline index_t segments_in(const FamilyList& d, const Message& msg) {
          d.families[static_cast<std::size_t>(f)].cols.count;
   return n;
 }
-/// Whether a message of `count` segments fits one description (an MPI int count).
-inline bool describable(index_t count) { return count <= INT_MAX / 2; }
+/// Whether a message of `count` segments fits one description (an MPI int count, with
+/// room for the handles of device memory).
+inline bool describable(index_t count) { return count <= INT_MAX / 4; }
 
 /// Describes each on-node message to its receiver (the protocol at the top of this file);
 /// marks the received messages read in place and fills their segments in `choice`.
@@ -74,12 +82,14 @@ template <class T>
 void exchange_descriptions(
     const boost::mpi::communicator& comm, const CompactPlan& plan, const std::vector<bool>& on_node,
     const std::vector<std::shared_ptr<redist::detail::NodeWindow>>& window_of,
-    const std::vector<std::vector<Address<T>>>& segments, TransportChoice<T>& choice) {
+    const std::vector<std::vector<Address<T>>>& segments, const std::vector<ipc::Exports>& exports,
+    TransportChoice<T>& choice) {
   const auto add_window = [&](std::shared_ptr<redist::detail::NodeWindow> w) {
     auto& list = choice.direct_windows;
     if (std::find(list.begin(), list.end(), w) == list.end()) list.push_back(std::move(w));
   };
-  // read how (0 packed, 1 direct, 2 cross-memory), window id or process id, node rank
+  // read how (0 packed, 1 direct, 2 cross-memory, 3 device IPC), window id or process id or
+  // handle count, node rank
   using Head = std::array<std::int64_t, 3>;
   std::vector<Head> head_in(plan.recv.messages.size()), head_out(plan.send.messages.size());
   std::vector<boost::mpi::request> requests;
@@ -98,6 +108,8 @@ void exchange_descriptions(
       add_window(window_of[m]);
     } else if (choice.send[m] == Transport::cross_memory) {
       head_out[m] = {2, static_cast<std::int64_t>(::getpid()), 0};
+    } else if (choice.send[m] == Transport::device_ipc) {
+      head_out[m] = {3, static_cast<std::int64_t>(exports[m].handle_count()), 0};
     }
     requests.push_back(comm.isend(msg.peer, describe_tag, head_out[m].data(), 3));
   }
@@ -109,21 +121,34 @@ void exchange_descriptions(
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
     if (head_in[m][0] == 0) continue;
     const Message& msg = plan.recv.messages[m];
-    in[m].resize(static_cast<std::size_t>(2 * segments_in(plan.recv, msg)));
+    const index_t count = segments_in(plan.recv, msg);
+    std::size_t words = static_cast<std::size_t>(2 * count);
+    if (head_in[m][0] == 3) {  // every handle holds a segment
+      if (head_in[m][1] < 0 || head_in[m][1] > count)
+        throw communication_error(redist::detail::describe(
+            "a peer described more device allocations than segments", "peer", msg.peer));
+      words = ipc::handle_words * static_cast<std::size_t>(head_in[m][1]) +
+              ipc::segment_words * static_cast<std::size_t>(count);
+    }
+    in[m].resize(words);
     requests.push_back(
         comm.irecv(msg.peer, describe_tag, in[m].data(), static_cast<int>(in[m].size())));
   }
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     if (head_out[m][0] == 0) continue;
-    // Direct: offsets in our part of the window; cross-memory: our own addresses.
-    const char* base = head_out[m][0] == 1 ? window_of[m]->base(window_of[m]->node_rank())
-                                           : static_cast<const char*>(nullptr);
-    out[m].resize(2 * segments[m].size());
-    for (std::size_t i = 0; i < segments[m].size(); ++i) {
-      const auto* at = reinterpret_cast<const char*>(segments[m][i].first);
-      out[m][2 * i] =
-          base ? at - base : static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(at));
-      out[m][2 * i + 1] = segments[m][i].second;
+    if (head_out[m][0] == 3) {
+      out[m] = exports[m].words();
+    } else {
+      // Direct: offsets in our part of the window; cross-memory: our own addresses.
+      const char* base = head_out[m][0] == 1 ? window_of[m]->base(window_of[m]->node_rank())
+                                             : static_cast<const char*>(nullptr);
+      out[m].resize(2 * segments[m].size());
+      for (std::size_t i = 0; i < segments[m].size(); ++i) {
+        const auto* at = reinterpret_cast<const char*>(segments[m][i].first);
+        out[m][2 * i] =
+            base ? at - base : static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(at));
+        out[m][2 * i + 1] = segments[m][i].second;
+      }
     }
     requests.push_back(comm.isend(plan.send.messages[m].peer, describe_tag, out[m].data(),
                                   static_cast<int>(out[m].size())));
@@ -133,6 +158,13 @@ void exchange_descriptions(
     const Message& msg = plan.recv.messages[m];
     // What the sender published, checked against our plan: as many segments as our
     // plan has (the receive's count), each with a leading dimension of at least 1.
+    if (head_in[m][0] == 3) {
+      if (!choice.imports) choice.imports = std::make_shared<ipc::Imports>();
+      choice.imports->resolve(in[m], static_cast<std::size_t>(head_in[m][1]), msg.peer,
+                              choice.described[m]);
+      choice.recv[m] = Transport::device_ipc;
+      continue;
+    }
     for (std::size_t i = 1; i < in[m].size(); i += 2)
       if (in[m][i] < 1)
         throw communication_error(redist::detail::describe(

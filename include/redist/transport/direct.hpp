@@ -3,18 +3,23 @@
 /// Direct (transport/transport.hpp), for ranks of one node whose receiver reads the
 /// sender's source in place, one copy per element: through a mapping of node-shared
 /// source tiles (Transport::direct, node_shared.hpp), or through the kernel from a
-/// private source (Transport::cross_memory, transport/cross_memory_io.hpp). Nothing is
-/// packed. At start() the sender announces each such message with a note (its source is
-/// ready); the receiver copies the segments, then acks; the sender's wait() returns only
-/// after every ack, so the caller may change the source after it. The receiver only
-/// reads: it never writes into a peer.
+/// private source (Transport::cross_memory, transport/cross_memory_io.hpp), or by the
+/// receiver's device copies from the sender's device memory mapped into its own
+/// (Transport::device_ipc, transport/device_ipc.hpp). Nothing is packed. At start() the sender
+/// announces each such message with a note (its source is ready); the receiver copies the segments,
+/// then acks; the sender's wait() returns only after every ack, so the caller may change the source
+/// after it. The receiver only reads: it never writes into a peer.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include <Kokkos_Core.hpp>
+
 #include <redist/node_shared.hpp>
+#include <redist/transport/device_ipc.hpp>
 #include <redist/transport/link.hpp>
 
 namespace redist::transport {
@@ -28,9 +33,12 @@ class Direct {
   explicit Direct(const Link<T, MemorySpace>* link) : link_(link) {}
 
   /// The node-shared windows of the sources read in place, ours and the peers' (none
-  /// when only cross-memory messages are read in place).
-  void attach(std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows) {
+  /// when only cross-memory messages are read in place), and the peers' device memory
+  /// mapped here (null: none).
+  void attach(std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows,
+              std::shared_ptr<ipc::Imports> imports) {
     windows_ = std::move(windows);
+    imports_ = std::move(imports);
     note_in_.assign(link_->messages.plan->recv.messages.size(), 0);
     note_out_.assign(link_->messages.plan->send.messages.size(), 0);
   }
@@ -39,6 +47,11 @@ class Direct {
   void begin() {
     for (const auto& w : windows_) w->publish();
     const auto& how = link_->messages.graph->send_transport;
+    // A peer's kernels read our device source in their own stream: what was written to
+    // it on our instance must be done first.
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+      if (std::find(how.begin(), how.end(), Transport::device_ipc) != how.end())
+        link_->exec->fence();
     for (std::size_t m = 0; m < how.size(); ++m) {
       if (!reads_in_place(how[m])) continue;
       const Message& msg = link_->messages.sent(m);
@@ -79,6 +92,7 @@ class Direct {
  private:
   const Link<T, MemorySpace>* link_;
   std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows_;
+  std::shared_ptr<ipc::Imports> imports_;         ///< kept mapped while copies are bound to them
   std::vector<std::int64_t> note_in_, note_out_;  ///< per message; the content is unused
 };
 

@@ -29,6 +29,7 @@ class Transports {
         return f(shared_window);
       case Transport::direct:
       case Transport::cross_memory:
+      case Transport::device_ipc:
         return f(direct);
       case Transport::point_to_point:
         break;
