@@ -8,12 +8,16 @@
 #   scripts/device-tests.sh run      on the GPU machine, from the repository root: puts the
 #                                    bundle's MPI runtime in place, runs the suite at 1-4
 #                                    ranks, then the bench (its JSON to $OUT or build dir)
+#   scripts/device-tests.sh exec CMD...  on the GPU machine: CMD with the bundle's MPI in
+#                                    place (mpirun, its plug-ins, PATH, LD_LIBRARY_PATH)
 #
 # The GPU machine needs a CUDA driver, nothing else: Open MPI (Debian's 4.1, its plug-ins,
 # PMIx and help files), Boost.MPI and their libraries travel in the bundle. Debian's Open
-# MPI is not CUDA-aware, so the suite runs the host-staged path; REDIST_TEST_GPU_AWARE_MPI=1
+# MPI is not CUDA-aware, so messages that do not go device-ipc are staged through host
+# memory; REDIST_TEST_GPU_AWARE_MPI=1
 # adds the GPU-aware case for an MPI that is.
-# Env: KOKKOS_CUDA_ROOT (/work/kokkos4-cuda), BUILD_DIR (build-cuda), JOBS (2).
+# Env: KOKKOS_CUDA_ROOT (/work/kokkos4-cuda), BUILD_DIR (build-cuda), JOBS (2), LEG_TIMEOUT
+# (seconds per mpirun of run; 300 for the suite, 240 for the bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-cuda}
@@ -56,7 +60,7 @@ bundle)
     while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
   du -sh "$bundle"
   ;;
-run)
+run | exec)
   [ -x "$bundle/bin/redist-device-tests" ] || {
     echo "device-tests: no bundle in $bundle (run 'bundle' first)" >&2
     exit 2
@@ -79,25 +83,40 @@ run)
   # One node, shared memory between ranks; no InfiniBand or UCX probing.
   export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_mtl=^ofi,psm,psm2 OMPI_MCA_osc=sm,pt2pt
   export REDIST_TEST_EXPECT_DEVICE=1
+  if [ "$mode" = exec ]; then  # a command under the bundle's MPI, e.g. mpirun -np 2 PROGRAM
+    shift
+    exec "$@"
+  fi
   out=${OUT:-$build}
   status=0
-  for np in 1 2 3 4; do
-    echo "=== device suite, $np ranks"
-    if ! timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
-      "$root/bin/redist-device-tests"; then
-      echo "device-tests: FAILED at $np ranks"
+  # Ranks of one node read each other's device tiles (device IPC) by default; the last
+  # leg forces the host-staged path the other legs no longer take.
+  # (REDIST_TRANSPORT, when set, overrides the transport that test cases choose.)
+  for leg in 1 2 3 4 3:point-to-point; do
+    np=${leg%%:*}
+    transport=auto
+    forced=()
+    [ "$leg" = "$np" ] || { transport=${leg#*:}; forced=(-x "REDIST_TRANSPORT=$transport"); }
+    echo "=== device suite, $np ranks, transport $transport"
+    if ! timeout "${LEG_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe \
+      -np "$np" "${forced[@]}" "$root/bin/redist-device-tests"; then
+      echo "device-tests: FAILED at $np ranks, transport $transport"
       status=1
     fi
   done
   echo "=== device bench"
-  for np in 1 2; do
-    timeout 240 mpirun --allow-run-as-root --oversubscribe -np "$np" \
-      "$root/bin/redist-device-bench" --json "$out/device-bench-np$np.json" || status=1
+  for leg in 1 2 2:point-to-point; do
+    np=${leg%%:*}
+    transport=auto
+    [ "$leg" = "$np" ] || transport=${leg#*:}
+    REDIST_TRANSPORT=$transport timeout "${LEG_TIMEOUT:-240}" mpirun --allow-run-as-root --oversubscribe \
+      -np "$np" -x REDIST_TRANSPORT "$root/bin/redist-device-bench" \
+      --json "$out/device-bench-np$np-$transport.json" || status=1
   done
   exit "$status"
   ;;
 *)
-  echo "usage: scripts/device-tests.sh bundle|run" >&2
+  echo "usage: scripts/device-tests.sh bundle|run|exec CMD..." >&2
   exit 2
   ;;
 esac

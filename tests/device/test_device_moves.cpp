@@ -9,6 +9,7 @@
 // Every case fills the source on the host with a function of the global index, copies it
 // to the device, moves, copies both matrices back, and checks every target element (inside
 // the region: the reference; outside: the initial value) and that the source is unchanged.
+#include <array>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +24,7 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/scoped_env.hpp"
 #include "mpi_test_support.hpp"
 #include "random_cases.hpp"
 #include "runtime_skip.hpp"
@@ -151,6 +153,43 @@ std::string why_not_gpu_aware() {
 constexpr const char* gpu_aware_case = "device: GPU-aware MPI reads device buffers directly";
 [[maybe_unused]] const bool gpu_aware_registered = skip_when(gpu_aware_case, why_not_gpu_aware);
 
+/// Why ranks cannot read each other's device memory in this run; empty if they should.
+std::string why_no_device_ipc() {
+  if (!transport::ipc::shareable<DeviceSpace>)
+    return std::string("matrices in ") + DeviceSpace::name() +
+           ": device IPC shares CUDA device memory only";
+  if (boost::mpi::communicator().size() < 2) return "one rank: no peer to read from";
+  // The environment overrides the options this case sets.
+  if (const char* forced = std::getenv("REDIST_TRANSPORT"))
+    return std::string("REDIST_TRANSPORT=") + forced + " chooses every message's transport";
+  return "";
+}
+
+constexpr const char* device_ipc_case =
+    "device: ranks of one node read each other's device tiles (CUDA IPC), or fall back";
+[[maybe_unused]] const bool device_ipc_registered = skip_when(device_ipc_case, why_no_device_ipc);
+
+/// Moves `region` from a to b under `exec`; returns the wrong elements over all ranks and
+/// this rank's messages (sent + received) per transport, device-ipc then point-to-point.
+template <class A, class B>
+std::array<index_t, 3> move_counting(const boost::mpi::communicator& comm, A& a, B& b,
+                                     const Region& region, const Transform<double>& t,
+                                     const ExecutionOptions& exec, std::string* refused) {
+  a.fill([](ElementIndex e) { return value_at<double>(e); });
+  b.fill([](ElementIndex e) { return initial_at<double>(e); });
+  Redistributor r(a.device, b.device, comm, region, t, {}, exec);
+  r.redistribute();
+  b.fill([](ElementIndex e) { return initial_at<double>(e); });  // beta reads it again
+  r.redistribute();  // a second run: the notes and acks of the first are all consumed
+  b.to_host();
+  const index_t bad =
+      sum(comm, b.errors([&](ElementIndex e) { return expected_at(region, t, e); }));
+  const auto [ipc_sent, ipc_received] = r.messages(Transport::device_ipc);
+  const auto [p2p_sent, p2p_received] = r.messages(Transport::point_to_point);
+  if (refused != nullptr) *refused = r.cross_memory_refused();
+  return {bad, ipc_sent + ipc_received, p2p_sent + p2p_received};
+}
+
 }  // namespace
 
 TEST_CASE("device: the memory space the device suite runs in") {
@@ -257,4 +296,57 @@ TEST_CASE("device: several parts in one exchange, then rebound to other device a
   d0.to_host();
   d1.to_host();
   CHECK(sum(comm, d0.errors(want(r0, 0)) + d1.errors(want(r1, 1))) == 0);
+}
+
+TEST_CASE(device_ipc_case) {
+  const boost::mpi::communicator comm;
+  const int n = comm.size();
+  // Every rank sends to every other one. Each rank's part of a ScaLAPACK-stored source is
+  // one allocation of more than 2 MiB, a block of its own (transport/device_ipc.hpp):
+  // exported. Tiles of 40 x 30 allocated one by one are carved out of shared blocks: not
+  // exported, those messages are staged.
+  const Layout src{uniform(1200, 1000, 40, 30), BlockCyclic(1, n)};
+  const Layout dst{uniform(1100, 1100, 23, 17), BlockCyclic(n, 1)};
+  Mirrored<double, decltype(src), ScalapackColumnMajor> a(src, comm.rank());
+  Mirrored<double, decltype(src), TilePerAllocation> small_tiles(src, comm.rank());
+  Mirrored<double, decltype(dst), TilePerAllocation> b(dst, comm.rank());
+  const Region region{{1000, 950}, {5, 7}, {20, 11}};
+  const Region square{{900, 900}, {9, 3}, {30, 40}};
+  const Transform<double> plain{}, transposed{Op::transpose, -0.5, 2.0};
+  const transport::Permission& permitted = transport::ipc::permission(comm);
+  INFO("device IPC refused: " << permitted.reason);
+  REQUIRE(permitted.allowed);
+  for (const auto policy : {TransportPolicy::automatic, TransportPolicy::cross_memory}) {
+    CAPTURE(to_string(policy));
+    ExecutionOptions exec;
+    exec.transport = policy;
+    for (const auto& [reg, t] : {std::pair{region, plain}, std::pair{square, transposed}}) {
+      const auto [bad, ipc, p2p] = move_counting(comm, a, b, reg, t, exec, nullptr);
+      CHECK(bad == 0);
+      CHECK(ipc > 0);  // every message of this rank is read in place
+      CHECK(p2p == 0);
+    }
+    const auto [bad, ipc, p2p] = move_counting(comm, small_tiles, b, region, plain, exec, nullptr);
+    CHECK(bad == 0);
+    CHECK(p2p > 0);
+  }
+  ExecutionOptions staged;
+  staged.transport = TransportPolicy::point_to_point;
+  const auto [bad, ipc, p2p] = move_counting(comm, a, b, region, plain, staged, nullptr);
+  CHECK(bad == 0);
+  CHECK(ipc == 0);
+  CHECK(p2p > 0);
+
+  // The probe forced to fail, on a communicator of its own (the answer is cached per
+  // communicator): a forced cross_memory says why, and every message is staged.
+  const test::ScopedEnv env("REDIST_DEVICE_IPC_PROBE", "fail");
+  const boost::mpi::communicator fresh(comm, boost::mpi::comm_duplicate);
+  ExecutionOptions forced;
+  forced.transport = TransportPolicy::cross_memory;
+  std::string refused;
+  const auto [bad_f, ipc_f, p2p_f] = move_counting(fresh, a, b, region, plain, forced, &refused);
+  CHECK(bad_f == 0);
+  CHECK(ipc_f == 0);
+  CHECK(p2p_f > 0);
+  CHECK(refused.find("REDIST_DEVICE_IPC_PROBE=fail") != std::string::npos);
 }
