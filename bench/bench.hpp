@@ -287,7 +287,7 @@ struct Stats {
   double measured_peak = -1;  ///< peak RSS growth during setup + first run, max over ranks
   double measured_pss = -1;   ///< PSS growth from before setup to after the first run, max
   double buffer_after = 0;    ///< Executor::buffer_bytes after the first run, max over ranks
-  double plan_memory = 0;     ///< CompactPlan::memory_bytes, max over ranks
+  double plan_memory = 0;     ///< Plan::memory_bytes, max over ranks
   double plan_seconds = 0;    ///< Redistributor construction (plan + graph + buffers)
   double setup_peak = -1;     ///< peak RSS growth during construction only, max over ranks
   double process_peak = -1;   ///< absolute VmHWM (matrices included) after the first run, max

@@ -150,8 +150,8 @@ std::vector<Case> random_cases(const Options& o, int size) {
 }
 
 /// Planning cost of rank 0 for huge virtual problems: nothing is allocated, only the plan.
-/// Times the plan that runs (make_compact_plan, CompactPlan::memory_bytes()) and, beside
-/// it, the per-segment reference (make_plan), which the library runs only for non-grid
+/// Times the plan that runs (make_plan, Plan::memory_bytes()) and, beside
+/// it, the per-segment reference (make_reference_plan), which the library runs only for non-grid
 /// layouts. Strong: 10^6 x 10^6 on more and more ranks (the rank's tiles shrink). Weak: the
 /// rank keeps 128 x 128 tiles while the matrix grows to 10^6 x 10^6 (global tiles grow
 /// 16384x). Cyclic: 1 x 1 blocks, 1 x 2 -> 2 x 1 grids on 2 ranks, the matrix growing
@@ -173,8 +173,8 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
     Row row{series, M, ranks, 1e30, 0, 0, 0, 0, -1, -1};
     for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
       const double t0 = now();
-      const redist::CompactPlan plan =
-          redist::make_compact_plan(src, dst, redist::Region::whole({M, M}), 0, ranks);
+      const redist::Plan plan =
+          redist::make_plan(src, dst, redist::Region::whole({M, M}), 0, ranks);
       row.seconds = std::min(row.seconds, now() - t0);
       row.memory = static_cast<double>(plan.memory_bytes());
       row.segments = static_cast<double>(plan.stats.segments_sent + plan.stats.segments_received +
@@ -200,7 +200,7 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
         row.segment_seconds = 1e30;
         for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
           const double t0 = now();
-          const redist::Plan plan = redist::make_plan(src, dst, whole, 0, ranks);
+          const redist::ReferencePlan plan = redist::make_reference_plan(src, dst, whole, 0, ranks);
           row.segment_seconds = std::min(row.segment_seconds, now() - t0);
           row.segment_memory = static_cast<double>(plan.memory_bytes());
         }

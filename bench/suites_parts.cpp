@@ -11,7 +11,7 @@
 ///   counts waiting too);
 /// - move s: redistribute(), median of up to --repeat runs (3 at most from 10^5 parts on);
 /// - plan / schedule / buffer MiB: PlanStats::plan_bytes, schedule_bytes, buffer_bytes();
-/// - merge steps: CompactPlan::merge_steps, the merging work (linear in the parts);
+/// - merge steps: Plan::merge_steps, the merging work (linear in the parts);
 /// - setup +MiB: peak RSS growth during construction.
 ///
 /// Every element of every target is checked after the first and the last run.

@@ -7,7 +7,7 @@
 /// - 4000² (800² with --quick): 2x2 -> 3x3, 4x4 -> 5x5, 8x8 -> 9x9, 16x16 -> 17x17.
 ///
 /// Per case: Redistributor construction time (plan, task graph, transport), its memory
-/// (CompactPlan::memory_bytes, peak RSS growth during construction and during
+/// (Plan::memory_bytes, peak RSS growth during construction and during
 /// construction + first run, the process's absolute peak RSS), redist's run median,
 /// pdgemr2d on the same arrays (median, peak RSS growth of its first call), speedup.
 
@@ -86,7 +86,7 @@ void suite_small_blocks(const mpi::communicator& comm, const Options& o, Report&
   }
   if (root) {
     std::printf(
-        "plan s: Redistributor construction (max over ranks); plan MiB: CompactPlan::memory_bytes;"
+        "plan s: Redistributor construction (max over ranks); plan MiB: Plan::memory_bytes;"
         "\nsetup+/run+: peak RSS growth during construction / construction + first run; peak: "
         "absolute\nVmHWM of the process (matrices included); pd: pdgemr2d's first call.\n");
     std::ostringstream json;

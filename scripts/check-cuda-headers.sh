@@ -4,7 +4,7 @@
 # against a CUDA-enabled Kokkos. Compile only: nothing runs, no GPU needed.
 #
 #   scripts/check-cuda-headers.sh                 (all headers)
-#   scripts/check-cuda-headers.sh redist/plan.hpp (some)
+#   scripts/check-cuda-headers.sh redist/plan/reference_plan.hpp (some)
 #   scripts/check-cuda-headers.sh --examples      (all headers, then compile and link every
 #                                                  examples/*.cpp, host placements, and one
 #                                                  program with CudaSpace placements on both

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates docs/images/transform.png (docs/transform.md) from the library itself: a small
 # program plans, on every rank of a virtual 2-rank communicator, a transposed move and a
-# lower-triangle move (make_compact_plan with the transposed source layout and a Triangle),
+# lower-triangle move (make_plan with the transposed source layout and a Triangle),
 # marks each target element with the rank it comes from, and gnuplot draws the maps.
 #
 #   docs/images/make_transform.sh          (from anywhere; needs g++ and gnuplot)
@@ -18,7 +18,7 @@ cat >"$work/maps.cpp" <<'CPP'
 
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/transform.hpp>
@@ -43,7 +43,7 @@ Map landed(const S& src, const L& dst, const Region& r, const Triangle& tri) {
   const Extents e = dst.extents();
   Map m(static_cast<std::size_t>(e.rows), std::vector<int>(static_cast<std::size_t>(e.cols), -1));
   for (int rank = 0; rank < 2; ++rank) {
-    const CompactPlan p = make_compact_plan(src, dst, r, rank, 2, {}, tri);
+    const Plan p = make_plan(src, dst, r, rank, 2, {}, tri);
     for (const FamilyList* d : {&p.recv, &p.local})
       for (const Message& msg : d->messages)
         for (index_t f = msg.first; f < msg.first + msg.count; ++f) {

@@ -41,7 +41,7 @@
 #include <redist/engine/wired.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform.hpp>
 
@@ -64,7 +64,7 @@ class Executor {
   /// @throws on every rank, what one rank's binding threw; communication_error if MPI
   /// fails while setting up the transports (a window, a description).
   template <class SrcMatrix, class DstMatrix>
-  Executor(CompactPlan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
+  Executor(Plan plan, const SrcMatrix& src, DstMatrix& dst, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
       : Executor(std::move(plan), std::vector<const SrcMatrix*>{&src},
                  std::vector<DstMatrix*>{&dst}, std::move(comm), options, transform) {}
@@ -72,7 +72,7 @@ class Executor {
   /// A move of several parts (plan/plan_parts.hpp): srcs[k] and dsts[k] are part k's
   /// matrices. @pre one of each per part of the plan.
   template <class SrcMatrix, class DstMatrix>
-  Executor(CompactPlan plan, const std::vector<const SrcMatrix*>& srcs,
+  Executor(Plan plan, const std::vector<const SrcMatrix*>& srcs,
            const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
       : wired_(std::move(plan), srcs, dsts, std::move(comm), options, transform) {}
@@ -83,7 +83,7 @@ class Executor {
   /// over the node (node_shared.hpp).
   ~Executor() = default;
 
-  const CompactPlan& plan() const { return wired_.plan(); }
+  const Plan& plan() const { return wired_.plan(); }
   const TaskGraph& graph() const { return wired_.graph(); }
   const Schedule& schedule() const { return wired_.schedule(); }
   const ExecutionOptions& options() const { return wired_.options(); }
@@ -323,7 +323,7 @@ class Executor {
 
   engine::Wired<T, MemorySpace> wired_;
   // Short names for what the loop touches at every task.
-  const CompactPlan& plan_ = wired_.plan();
+  const Plan& plan_ = wired_.plan();
   const TaskGraph& graph_ = wired_.graph();
   const Schedule& schedule_ = wired_.schedule();
   const execution_space& exec_ = wired_.exec();

@@ -1,345 +1,101 @@
 #pragma once
 /// @file plan.hpp
-/// The per-rank plan (Cao et al. 2021, section 3, Algorithm 1, and section 5): what
-/// this rank sends to each peer, receives from each peer, and copies locally, as
-/// ordered segment lists. Pure: no MPI, no Kokkos, no element type.
+/// The compact plan: one rank's part of a redistribution as families of strided block
+/// copies (block_family.hpp) per peer and batch, with the statistics of plan/reference_plan.hpp's
+/// per-segment plan computed from them by arithmetic. Pure: no MPI, no Kokkos.
 ///
-/// Sender and receiver derive the same order for the segments they exchange, without
-/// exchanging sizes: segments are ordered by (batch, peer, column piece, row piece),
-/// where pieces are the global 1-D piece indices of the AxisCut. Each (peer, batch) pair
-/// is one message carrying exactly the segments' elements ("dynamic volume"), packed
-/// segment after segment, each column-major.
+/// It describes exactly what make_reference_plan describes (Cao et al. 2021, "Evaluating data
+/// redistribution in PaRSEC", section 3, Algorithm 1: every segment of every target
+/// tile, sent when remote and copied when local), but groups the segments:
 ///
-/// Batches (section 6.2.1): ranges of region columns whose messages are in flight
-/// together, so buffer memory is bounded by the largest batch. Either `batch` source tile
-/// columns at a time, or as wide as keeps every rank's send + receive buffers within
-/// `max_buffer_bytes` (plan/batch_budget.hpp), cutting inside a source tile column when
-/// it alone exceeds the budget; a column piece across such a cut becomes one segment per
-/// batch. Batches depend only on global quantities, so every rank agrees on them.
+/// - Grid distributions on both sides (GridDistribution): the owner of a tile depends on
+///   its grid row and grid column only, so the segments between a source coordinate
+///   (p, q) and a target coordinate (p', q') are the products of the row pieces of class
+///   (p, p') and the column pieces of class (q, q'). Each axis is scanned once and its
+///   classes compressed into strided groups (axis_groups.hpp; the lcm period of
+///   Prylli and Tourancheau 1996, section 4.3); the families of a message are the
+///   products of its row groups and its column groups, columns split at batch
+///   boundaries (a member that a boundary cuts becomes one single-member group per batch,
+///   kept after the scanned groups). Cost: O(pieces per lcm period + families) time with uniform
+///   tiles and block-cyclic distributions, O(pieces per axis + families) otherwise, and O(groups +
+///   families) memory; nothing proportional to the number of segments.
+///   Distributions that are grids only at run time (tools::SpecDistribution holding a
+///   BlockCyclic, a relabeling of one) take this path through their grid view
+///   (plan/grid_view.hpp).
+/// - Any other pair (random, owner table, band, user types, or one grid side only):
+///   the per-segment enumeration of make_reference_plan (only the tiles this rank owns), whose
+///   consecutive row pieces of one column piece for one peer are merged into one family
+///   where they form a strided run. Cost: that of make_reference_plan.
+///
+/// Statistics equal make_reference_plan's exactly; for the grid path the categories are the
+/// outer product of per-axis histograms of min(pieces per target tile, 3).
+///
+/// The class is in plan/plan_type.hpp, the grid path in plan/grid_plan.hpp,
+/// the fallback in plan/tile_plan.hpp; this file chooses between them.
 
-#include <algorithm>
-#include <array>
-#include <cstdlib>
-#include <numeric>
-#include <string>
-#include <vector>
+#include <utility>
 
-#include <redist/axis_cut.hpp>
+#include <redist/config.hpp>
 #include <redist/distribution.hpp>
-#include <redist/error.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/batch_budget.hpp>
-#include <redist/plan/plan_options.hpp>
+#include <redist/plan/grid_plan.hpp>
+#include <redist/plan/grid_view.hpp>
+#include <redist/plan/plan_type.hpp>
+#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/tile_plan.hpp>
 #include <redist/region.hpp>
-#include <redist/segment.hpp>
 
 namespace redist {
 
-/// A segment with its place in the message order and in its message buffer.
-struct PlannedSegment {
-  Segment segment;
-  index_t col_piece = 0;      ///< global column piece index (message order, outer)
-  index_t row_piece = 0;      ///< global row piece index (message order, inner)
-  index_t batch = 0;          ///< batch of the segment's columns
-  int peer = 0;               ///< the other rank (source owner when receiving)
-  index_t buffer_offset = 0;  ///< batch buffer offset of the segment's (0, 0) (remote only)
-  index_t buffer_ld = 0;      ///< leading dimension of the segment in the buffer (remote only)
-};
-
-/// One message: segments [first, first + count) of a direction's list, for one peer
-/// and batch, occupying [buffer_offset, buffer_offset + elements) of the batch buffer.
-struct Message {
-  int peer = 0;
-  index_t batch = 0;
-  index_t first = 0;
-  index_t count = 0;
-  index_t elements = 0;
-  index_t buffer_offset = 0;
-};
-
-/// Everything one rank sends (or receives).
-struct Direction {
-  std::vector<PlannedSegment> segments;  ///< sorted by (batch, peer, col, row piece)
-  std::vector<Message> messages;         ///< sorted by (batch, peer)
-  std::vector<index_t> batch_elements;   ///< buffer elements each batch needs
-  index_t elements = 0;
-};
-
-/// Per-rank statistics of a plan (the cost model's M_send, M_receive, M_local, in
-/// elements; Cao et al. 2021, section 7.2).
-struct PlanStats {
-  index_t elements_sent = 0;
-  index_t elements_received = 0;
-  index_t elements_local = 0;
-  index_t messages_sent = 0;
-  index_t messages_received = 0;
-  index_t segments_sent = 0;
-  index_t segments_received = 0;
-  index_t segments_local = 0;
-  index_t dst_tiles = 0;                ///< target tiles of this rank that the region touches
-  std::array<index_t, 9> categories{};  ///< of those tiles, by category
-  index_t buffer_elements = 0;          ///< send + receive buffer of the largest batch
-  /// Heap bytes of the plan's own containers (capacity x element size of each; memory_bytes()).
-  /// PlanOptions::max_buffer_bytes bounds the buffers, not this: it grows with the segments
-  /// (make_plan) or the families (the compact plan).
-  index_t plan_bytes = 0;
-  /// Heap bytes of what an Executor compiles from a compact plan and keeps: task graph,
-  /// schedule, bound copy programs (and their device copies), execution state. 0 for a plan
-  /// no Executor holds. Not bounded by max_buffer_bytes either.
-  index_t schedule_bytes = 0;
-  /// Nodes the communicator spans, and the elements this rank sends to / receives from
-  /// ranks on other nodes (the costlier of the two link classes, Cao et al. 2020, section
-  /// 4). Planning leaves 1, 0, 0: with_node_traffic (plan/node_traffic.hpp) fills them,
-  /// and a Redistributor's plan().stats has them filled.
-  int nodes = 1;
-  index_t elements_sent_inter_node = 0;
-  index_t elements_received_inter_node = 0;
-};
-
-class Plan {
- public:
-  int rank = 0;
-  int comm_size = 1;
-  index_t batch = 1;    ///< source tile columns per batch; 0 when widths vary (Batching)
-  index_t batches = 0;  ///< number of batches
-  /// Batch k moves region columns [batch_columns[k], batch_columns[k + 1]) (relative to
-  /// the region's first column); empty for an empty region.
-  std::vector<index_t> batch_columns;
-  PlanOptions options;
-  Direction send;
-  Direction recv;
-  std::vector<PlannedSegment> local;  ///< sorted like the others; peer == rank
-  PlanStats stats;
-
-  /// Heap bytes held by the plan: capacity x element size of each of its containers.
-  std::size_t memory_bytes() const {
-    return (send.segments.capacity() + recv.segments.capacity() + local.capacity()) *
-               sizeof(PlannedSegment) +
-           (send.messages.capacity() + recv.messages.capacity()) * sizeof(Message) +
-           (send.batch_elements.capacity() + recv.batch_elements.capacity() +
-            batch_columns.capacity()) *
-               sizeof(index_t);
-  }
-};
-
-namespace detail {
-
-inline void check_owner(int owner, int comm_size, const char* side, TileIndex t) {
-  if (owner < 0 || owner >= comm_size) {
-    std::ostringstream os;
-    os << "redist: owner outside the communicator: " << side << ".owner(" << t << ") = " << owner
-       << " (communicator size = " << comm_size << ")";
-    throw distribution_error(os.str());
-  }
-}
-
-/// Checks the owner of every comm_size-th tile of `box` (column-major), starting at tile
-/// number `rank`: together the ranks check every tile the region touches, once, at
-/// O(box / comm_size) per rank. Without it an owner outside the communicator on both
-/// sides of some tiles would be looked up by no rank and those elements silently lost.
-/// Distributions that are OwnersInRange skip it: ranks() <= comm_size is checked already.
-template <class L>
-void check_owner_share(const L& layout, const TileBox& box, int rank, int comm_size,
-                       const char* side) {
-  if constexpr (!OwnersInRange<typename L::distribution_type>) {
-    const index_t rows = box.end.m - box.begin.m;
-    for (index_t k = rank; k < box.size(); k += comm_size) {
-      const TileIndex t{box.begin.m + k % rows, box.begin.n + k / rows};
-      check_owner(layout.owner(t), comm_size, side, t);
-    }
-  }
-}
-
-inline bool segment_order(const PlannedSegment& a, const PlannedSegment& b) {
-  if (a.batch != b.batch) return a.batch < b.batch;
-  if (a.peer != b.peer) return a.peer < b.peer;
-  if (a.col_piece != b.col_piece) return a.col_piece < b.col_piece;
-  return a.row_piece < b.row_piece;
-}
-
-/// Sorts a direction's segments, cuts them into messages and lays the messages of each
-/// batch back to back in the batch buffer. Inside a message, the segments of one column
-/// piece (consecutive in the order, stacked by row piece) form one column-major block of
-/// their summed rows: where the source or the target stores those rows one after the
-/// other (ScaLAPACK storage does), packing or unpacking them is one tall copy with long
-/// contiguous runs instead of one short copy per segment.
-inline void finish_direction(Direction& d, index_t batches) {
-  std::sort(d.segments.begin(), d.segments.end(), segment_order);
-  d.batch_elements.assign(static_cast<std::size_t>(batches), 0);
-  for (index_t s = 0; s < static_cast<index_t>(d.segments.size()); ++s) {
-    PlannedSegment& ps = d.segments[static_cast<std::size_t>(s)];
-    if (d.messages.empty() || d.messages.back().peer != ps.peer ||
-        d.messages.back().batch != ps.batch)
-      d.messages.push_back(Message{ps.peer, ps.batch, s, 0, 0,
-                                   d.batch_elements[static_cast<std::size_t>(ps.batch)]});
-    Message& m = d.messages.back();
-    ps.buffer_offset = m.buffer_offset + m.elements;
-    const index_t n = ps.segment.extent.size();
-    if (s > m.first) {
-      // The same column piece as the previous segment: stack it under that one.
-      PlannedSegment& prev = d.segments[static_cast<std::size_t>(s - 1)];
-      if (prev.col_piece == ps.col_piece)
-        ps.buffer_offset = prev.buffer_offset + prev.segment.extent.rows;
-    }
-    m.elements += n;
-    m.count += 1;
-    d.batch_elements[static_cast<std::size_t>(ps.batch)] += n;
-    d.elements += n;
-  }
-  // A group's leading dimension is its summed rows: known once the group is complete.
-  for (std::size_t s = 0, end = 0; s < d.segments.size(); s = end) {
-    index_t rows = 0;
-    for (end = s;
-         end < d.segments.size() && d.segments[end].col_piece == d.segments[s].col_piece &&
-         d.segments[end].peer == d.segments[s].peer && d.segments[end].batch == d.segments[s].batch;
-         ++end)
-      rows += d.segments[end].segment.extent.rows;
-    for (std::size_t k = s; k < end; ++k) d.segments[k].buffer_ld = rows;
-  }
-}
-
-/// The input checks of make_plan, shared by every planner so all report the same errors.
-/// @throws region_error, invalid_argument, distribution_error as make_plan documents.
-template <class SrcLayout, class DstLayout>
-void check_plan_inputs(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-                       int comm_size, const PlanOptions& options) {
-  validate_region(r, src.shape(), dst.shape());
-  detail::require<invalid_argument>(comm_size > 0, "communicator size must be positive",
-                                    "comm_size", comm_size);
-  detail::require<invalid_argument>(0 <= rank && rank < comm_size, "rank outside the communicator",
-                                    "rank", rank);
-  validate_options(options);
-  detail::require<invalid_argument>(options.element_bytes >= 1, "element size must be positive",
-                                    "element_bytes", options.element_bytes);
-  if (src.ranks() > comm_size)
-    throw distribution_error(
-        detail::describe("source distribution needs more ranks than the communicator has",
-                         "src.ranks()", src.ranks()) +
-        " (communicator size = " + std::to_string(comm_size) + ")");
-  if (dst.ranks() > comm_size)
-    throw distribution_error(
-        detail::describe("target distribution needs more ranks than the communicator has",
-                         "dst.ranks()", dst.ranks()) +
-        " (communicator size = " + std::to_string(comm_size) + ")");
-}
-
-}  // namespace detail
-
-/// Plans rank `rank`'s part of moving region `r` from `src` to `dst`, among `comm_size`
-/// ranks. Cost: O(pieces per axis + segments this rank touches), plus a scan of the
-/// touched tile box for distributions without EnumeratesOwnedTiles, plus the budget's
-/// pass over the column pieces when it binds (plan/batch_budget.hpp).
+/// Plans rank `rank`'s part of moving region `r` from `src` to `dst` among `comm_size`
+/// ranks, as block families. Same inputs, checks and errors as make_reference_plan (the same
+/// functions run), same statistics; the families move exactly make_reference_plan's segments.
+/// Cost: O(pieces per axis + families) when both distributions are grids, at compile time
+/// or by their values (plan/grid_view.hpp), per lcm period instead of per axis with uniform
+/// tiles and block-cyclic grids; else that of make_reference_plan;
+/// plus, when some rank's region elements exceed max_buffer_bytes, the budget's pass over
+/// the column pieces (plan/batch_budget.hpp).
 /// @throws region_error if r does not fit; distribution_error if a distribution uses
 /// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
 /// options, a rank outside [0, comm_size), or a max_buffer_bytes below the feasible
-/// minimum (plan/batch_budget.hpp), the same on every rank.
-/// @post with batch = 0, stats.buffer_elements * element_bytes <= max_buffer_bytes.
+/// minimum (the same message on every rank, before any owner check).
+/// @post stats == make_reference_plan(src, dst, r, rank, comm_size, options).stats but for
+/// plan_bytes (this plan's memory_bytes()); for every (peer, batch) both ends list the same
+/// families, in the same order, at the same buffer offsets (block_family.hpp).
 template <class SrcLayout, class DstLayout>
 Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
                PlanOptions options = {}) {
+  using SD = typename SrcLayout::distribution_type;
+  using DD = typename DstLayout::distribution_type;
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
-
   Plan plan;
-  plan.rank = rank;
-  plan.comm_size = comm_size;
-  plan.options = options;
-  if (r.empty()) return plan;
-
-  const AxisCut rows(src.shape().rows(), dst.shape().rows(), r.axis<Axis::row>());
-  const AxisCut cols(src.shape().cols(), dst.shape().cols(), r.axis<Axis::col>());
-  Batching batching = detail::plan_batches(src, dst, r, comm_size, options.batch,
-                                           options.max_buffer_bytes, options.element_bytes);
-  plan.batch = batching.batch;
-  plan.batches = batching.batches();
-  plan.batch_columns = std::move(batching.columns);
-  // Column piece b in batches: parts [part_first[b], part_first[b + 1]), one unless a
-  // batch boundary falls inside the piece.
-  struct ColumnPart {
-    Piece piece;
-    index_t batch;
+  const auto empty_grid_plan = [&] {
+    plan.rank = rank;
+    plan.comm_size = comm_size;
+    plan.options = options;
+    plan.per_axis = true;
   };
-  std::vector<ColumnPart> parts;
-  std::vector<index_t> part_first;
-  parts.reserve(cols.pieces().size());
-  part_first.reserve(cols.pieces().size() + 1);
-  {
-    index_t column = 0, k = 0;
-    for (const Piece& p : cols.pieces()) {
-      part_first.push_back(static_cast<index_t>(parts.size()));
-      detail::for_each_batch_part(
-          plan.batch_columns, k, column, p.length, [&](index_t c, index_t width, index_t batch) {
-            const index_t d = c - column;
-            parts.push_back(ColumnPart{
-                Piece{p.src_tile, p.dst_tile, p.src_offset + d, p.dst_offset + d, width}, batch});
-          });
-      column += p.length;
-    }
-    part_first.push_back(static_cast<index_t>(parts.size()));
+  if constexpr (GridDistribution<SD> && GridDistribution<DD>) {
+    if (r.empty())
+      empty_grid_plan();
+    else
+      plan = detail::grid_plan(src, dst, r, rank, comm_size, options);
+  } else if constexpr (MaybeGridDistribution<SD> && MaybeGridDistribution<DD>) {
+    // Grids at run time (plan/grid_view.hpp): the same per-axis path on layouts of the
+    // viewed grids, which own what the given distributions own.
+    auto sg = detail::as_grid(src.distribution());
+    auto dg = detail::as_grid(dst.distribution());
+    if (!sg || !dg)
+      plan = detail::tile_plan(src, dst, r, rank, comm_size, options);
+    else if (r.empty())
+      empty_grid_plan();
+    else
+      plan = detail::grid_plan(Layout(src.shape(), std::move(*sg)),
+                               Layout(dst.shape(), std::move(*dg)), r, rank, comm_size, options);
+  } else {
+    plan = detail::tile_plan(src, dst, r, rank, comm_size, options);
   }
-  const auto planned = [&](index_t a, index_t b, index_t part, int peer) {
-    const Piece& pr = rows.piece(a);
-    const ColumnPart& pc = parts[static_cast<std::size_t>(part)];
-    const Role role = role_of(rows.position(a), cols.position(b));
-    return PlannedSegment{make_segment(pr, pc.piece, role), b, a, pc.batch, peer, 0, 0};
-  };
-
-  const TileBox dst_box{{rows.dst_begin(), cols.dst_begin()}, {rows.dst_end(), cols.dst_end()}};
-  const TileBox src_box{{rows.src_begin(), cols.src_begin()}, {rows.src_end(), cols.src_end()}};
-  detail::check_owner_share(src, src_box, rank, comm_size, "src");
-  detail::check_owner_share(dst, dst_box, rank, comm_size, "dst");
-
-  // Receiving side: the target tiles this rank owns.
-  for_each_owned_tile(dst.distribution(), rank, dst_box, [&](TileIndex t) {
-    detail::check_owner(dst.owner(t), comm_size, "dst", t);
-    const auto [a0, a1] = rows.pieces_of_dst(t.m);
-    const auto [b0, b1] = cols.pieces_of_dst(t.n);
-    plan.stats.dst_tiles += 1;
-    plan.stats.categories[static_cast<std::size_t>(category_of(a1 - a0, b1 - b0))] += 1;
-    for (index_t b = b0; b < b1; ++b)
-      for (index_t a = a0; a < a1; ++a) {
-        const TileIndex y{rows.piece(a).src_tile, cols.piece(b).src_tile};
-        const int owner = src.owner(y);
-        detail::check_owner(owner, comm_size, "src", y);
-        for (index_t k = part_first[static_cast<std::size_t>(b)];
-             k < part_first[static_cast<std::size_t>(b) + 1]; ++k)
-          (owner == rank ? plan.local : plan.recv.segments).push_back(planned(a, b, k, owner));
-      }
-  });
-  // Sending side: the source tiles this rank owns, to every other target owner.
-  for_each_owned_tile(src.distribution(), rank, src_box, [&](TileIndex y) {
-    detail::check_owner(src.owner(y), comm_size, "src", y);
-    const auto [a0, a1] = rows.pieces_of_src(y.m);
-    const auto [b0, b1] = cols.pieces_of_src(y.n);
-    for (index_t b = b0; b < b1; ++b)
-      for (index_t a = a0; a < a1; ++a) {
-        const TileIndex t{rows.piece(a).dst_tile, cols.piece(b).dst_tile};
-        const int owner = dst.owner(t);
-        detail::check_owner(owner, comm_size, "dst", t);
-        if (owner == rank) continue;
-        for (index_t k = part_first[static_cast<std::size_t>(b)];
-             k < part_first[static_cast<std::size_t>(b) + 1]; ++k)
-          plan.send.segments.push_back(planned(a, b, k, owner));
-      }
-  });
-
-  detail::finish_direction(plan.send, plan.batches);
-  detail::finish_direction(plan.recv, plan.batches);
-  std::sort(plan.local.begin(), plan.local.end(), detail::segment_order);
-
-  PlanStats& s = plan.stats;
-  s.elements_sent = plan.send.elements;
-  s.elements_received = plan.recv.elements;
-  for (const auto& ps : plan.local) s.elements_local += ps.segment.extent.size();
-  s.messages_sent = static_cast<index_t>(plan.send.messages.size());
-  s.messages_received = static_cast<index_t>(plan.recv.messages.size());
-  s.segments_sent = static_cast<index_t>(plan.send.segments.size());
-  s.segments_received = static_cast<index_t>(plan.recv.segments.size());
-  s.segments_local = static_cast<index_t>(plan.local.size());
-  for (index_t k = 0; k < plan.batches; ++k)
-    s.buffer_elements =
-        std::max(s.buffer_elements, plan.send.batch_elements[static_cast<std::size_t>(k)] +
-                                        plan.recv.batch_elements[static_cast<std::size_t>(k)]);
-  s.plan_bytes = static_cast<index_t>(plan.memory_bytes());
+  plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
   return plan;
 }
 

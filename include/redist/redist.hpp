@@ -31,9 +31,9 @@
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
 #include <redist/plan/node_traffic.hpp>
 #include <redist/plan/plan_parts.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>

@@ -27,8 +27,8 @@
 #include <redist/executor.hpp>
 #include <redist/part.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
 #include <redist/plan/plan_parts.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
 #include <redist/task_graph.hpp>
@@ -77,7 +77,7 @@ class Redistributor {
                 ExecutionOptions execution = {})
       : comm_(comm, boost::mpi::comm_duplicate) {
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
-    CompactPlan plan;
+    Plan plan;
     PartItems items;
     std::vector<AgreementItem> others;
     const auto plan_hash = [&](std::size_t k) { return items.plan_hash(k); };
@@ -186,7 +186,7 @@ class Redistributor {
         transform());
   }
 
-  const CompactPlan& plan() const { return executor_->plan(); }
+  const Plan& plan() const { return executor_->plan(); }
   const TaskGraph& task_graph() const { return executor_->graph(); }
   /// The region (of the first part, for a move of several).
   const Region& region() const { return regions_.front(); }

@@ -32,7 +32,7 @@
 #include <redist/distribution.hpp>
 #include <redist/distributions/relabeled.hpp>
 #include <redist/error.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 
@@ -44,7 +44,7 @@ std::vector<index_t> transfer_volumes(const SrcLayout& src, const DstLayout& dst
   const auto P = static_cast<std::size_t>(comm_size);
   std::vector<index_t> volume(P * P, 0);
   for (int r = 0; r < comm_size; ++r) {
-    const Plan plan = make_plan(src, dst, region, r, comm_size);
+    const ReferencePlan plan = make_reference_plan(src, dst, region, r, comm_size);
     for (const PlannedSegment& ps : plan.recv.segments)
       volume[static_cast<std::size_t>(ps.peer) * P + static_cast<std::size_t>(r)] +=
           ps.segment.extent.size();

@@ -42,7 +42,7 @@
 
 #include <redist/engine/chunking.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 
@@ -155,7 +155,7 @@ inline const char* to_string(TaskKind k) {
 /// Builds rank plan.rank's task graph on the plan's chunks, with the transport of every
 /// message (all point-to-point when empty). O(chunks + local parts).
 /// @pre send_transport / recv_transport are empty or have one entry per message.
-inline TaskGraph make_task_graph(const CompactPlan& plan, Chunkings chunks,
+inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
                                  std::vector<Transport> send_transport = {},
                                  std::vector<Transport> recv_transport = {}) {
   TaskGraph tg;
@@ -219,7 +219,7 @@ inline TaskGraph make_task_graph(const CompactPlan& plan, Chunkings chunks,
 
 /// make_task_graph on chunks of about `chunk_elements` (local parts alike, or of about
 /// `local_part_elements`).
-inline TaskGraph make_task_graph(const CompactPlan& plan, index_t chunk_elements,
+inline TaskGraph make_task_graph(const Plan& plan, index_t chunk_elements,
                                  std::vector<Transport> send_transport = {},
                                  std::vector<Transport> recv_transport = {},
                                  index_t local_part_elements = 0) {

@@ -29,7 +29,7 @@
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
@@ -198,7 +198,7 @@ bool rank_independent(const error& e) {
 
 template <class L>
 void check_plans(const L& src, const L& dst, const Region& r, int comm,
-                 const std::vector<Plan>& plans) {
+                 const std::vector<ReferencePlan>& plans) {
   const Extents se = src.extents(), de = dst.extents();
   FUZZ_CHECK(r.extent.rows >= 0 && r.extent.cols >= 0);
   FUZZ_CHECK(r.src_origin.i >= 0 && r.src_origin.i + r.extent.rows <= se.rows);
@@ -233,7 +233,7 @@ void check_plans(const L& src, const L& dst, const Region& r, int comm,
   };
 
   for (int rank = 0; rank < comm; ++rank) {
-    const Plan& p = plans[static_cast<std::size_t>(rank)];
+    const ReferencePlan& p = plans[static_cast<std::size_t>(rank)];
     FUZZ_CHECK(p.rank == rank && p.comm_size == comm);
     index_t local = 0, sent = 0, received = 0;
     for (const auto& ps : p.local) {
@@ -338,7 +338,7 @@ void check_plans(const L& src, const L& dst, const Region& r, int comm,
                    mo[k].count == mi[k].count);
     }
   // Every rank agrees on the batching.
-  for (const Plan& p : plans)
+  for (const ReferencePlan& p : plans)
     FUZZ_CHECK(p.batch == plans[0].batch && p.batches == plans[0].batches);
 }
 
@@ -365,11 +365,11 @@ void run(Input& in) {
   // still read, so that stored inputs decode as before.
   static_cast<void>(in.byte());
 
-  std::vector<Plan> plans;
+  std::vector<ReferencePlan> plans;
   int failures = 0, rank_independent_failures = 0;
   for (int rank = 0; rank < comm; ++rank) {
     try {
-      plans.push_back(make_plan(*src, *dst, r, rank, comm, o));
+      plans.push_back(make_reference_plan(*src, *dst, r, rank, comm, o));
     } catch (const redist::error& e) {
       ++failures;
       rank_independent_failures += rank_independent(e);

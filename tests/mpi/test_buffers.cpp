@@ -167,9 +167,9 @@ bool check_parts_budget(const boost::mpi::communicator& comm, index_t budget) {
   o.max_buffer_bytes = budget;
   o.element_bytes = sizeof(double);
   // Each part planned alone under the whole budget, merged by index: over it?
-  std::vector<CompactPlan> alone;
+  std::vector<Plan> alone;
   for (const Region& region : regions)
-    alone.push_back(make_compact_plan(src, dst, region, comm.rank(), np, o));
+    alone.push_back(make_plan(src, dst, region, comm.rank(), np, o));
   const index_t naive = merge_parts(std::move(alone)).stats.buffer_elements * 8;
   const bool binds = boost::mpi::all_reduce(comm, naive, boost::mpi::maximum<index_t>()) > budget;
   Redistributor<A, B> r(parts, comm, Transform<double>{}, o);

@@ -64,7 +64,7 @@ template <class R>
 Driven drive(R& r, std::size_t chunks) {
   using T = typename R::value_type;
   const TaskGraph& g = r.task_graph();
-  const CompactPlan& plan = r.plan();
+  const Plan& plan = r.plan();
   const auto& order = r.completion_order();
   const index_t chunk =
       std::max<index_t>(1, r.execution_options().chunk_bytes / static_cast<index_t>(sizeof(T)));

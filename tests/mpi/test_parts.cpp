@@ -222,7 +222,7 @@ TEST_CASE("mpi: 3000 parts of one layout plan once, merge in linear work, move e
   Redistributor many(m.parts, comm);
   run_and_check(many);
   Redistributor one(m.a[0], m.b[1], comm, m.parts[0].region);
-  const CompactPlan& p = many.plan();
+  const Plan& p = many.plan();
   // Planned once: the parts share one plan's groups, and hold K times its families.
   CHECK(p.row_groups.size() == one.plan().row_groups.size());
   CHECK(p.col_groups.size() == one.plan().col_groups.size());

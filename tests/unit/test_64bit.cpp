@@ -9,7 +9,7 @@
 
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
 #include <doctest/doctest.h>
@@ -91,7 +91,7 @@ Expected expected_counts(const AxisModel& sr, const AxisModel& sc, const AxisMod
 }
 
 /// Internal consistency of a plan: message and segment sums match the stats.
-void check_plan_sums(const Plan& p) {
+void check_plan_sums(const ReferencePlan& p) {
   i128 recv = 0, sent = 0, local = 0, msg_recv = 0, msg_sent = 0;
   for (const auto& s : p.recv.segments) recv += s.segment.extent.size();
   for (const auto& s : p.send.segments) sent += s.segment.extent.size();
@@ -125,7 +125,7 @@ TEST_SUITE("64bit") {
     for (const Region& r : regions)
       for (int rank : {0, 1234, 4095}) {
         CAPTURE(rank);
-        const Plan p = make_plan(src, dst, r, rank, 4096);
+        const ReferencePlan p = make_reference_plan(src, dst, r, rank, 4096);
         const Expected e = expected_counts(sr, sc, dr, dc, 64, 128, r, rank);
         REQUIRE(fits_int64(e.received));
         CHECK(p.stats.elements_received == static_cast<index_t>(e.received));
@@ -146,7 +146,7 @@ TEST_SUITE("64bit") {
     const Layout l{Tiling{UniformAxis<>(n, 1000), UniformAxis<>(n, 1000)}, BlockCyclic(64, 64)};
     for (int rank : {0, 55 * 64 + 55, 56 * 64 + 56, 4095}) {
       CAPTURE(rank);
-      const Plan p = make_plan(l, l, Region::whole({n, n}), rank, 4096);
+      const ReferencePlan p = make_reference_plan(l, l, Region::whole({n, n}), rank, 4096);
       const i128 rows = (rank / 64 < 56 ? 47 : 46) * i128{1000};
       const i128 cols = (rank % 64 < 56 ? 47 : 46) * i128{1000};
       CHECK((p.stats.elements_local == rows * cols));
@@ -175,7 +175,7 @@ TEST_SUITE("64bit") {
     o.batch = 1;
     for (int rank = 0; rank < 4; ++rank) {
       CAPTURE(rank);
-      const Plan p = make_plan(src, dst, r, rank, 4, o);
+      const ReferencePlan p = make_reference_plan(src, dst, r, rank, 4, o);
       const Expected e = expected_counts(sr, sc, dr, dc, 2, 1, r, rank);
       CHECK(p.stats.elements_received == static_cast<index_t>(e.received));
       CHECK(p.stats.elements_sent == static_cast<index_t>(e.sent));

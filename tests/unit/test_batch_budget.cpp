@@ -22,7 +22,7 @@
 #include <redist/layout.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/batch_budget.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
@@ -115,7 +115,7 @@ template <class SD, class DD>
 Moved moved_by(const Config<SD, DD>& c, const PlanOptions& o) {
   Moved m;
   for (int rank = 0; rank < c.np; ++rank) {
-    const Plan p = make_plan(c.src, c.dst, c.region, rank, c.np, o);
+    const ReferencePlan p = make_reference_plan(c.src, c.dst, c.region, rank, c.np, o);
     for (const Message& msg : p.send.messages) m.between[{rank, msg.peer}] += msg.elements;
     m.local.push_back(p.stats.elements_local);
   }
@@ -136,8 +136,8 @@ void check_budget(const Config<SD, DD>& c, const std::vector<std::vector<index_t
   std::vector<int> covered(static_cast<std::size_t>(r.extent.size()), 0);
   for (int rank = 0; rank < c.np; ++rank) {
     CAPTURE(rank);
-    const Plan p = make_plan(c.src, c.dst, r, rank, c.np, o);
-    const CompactPlan cp = make_compact_plan(c.src, c.dst, r, rank, c.np, o);
+    const ReferencePlan p = make_reference_plan(c.src, c.dst, r, rank, c.np, o);
+    const Plan cp = make_plan(c.src, c.dst, r, rank, c.np, o);
     // The cap, on this rank's plan from both planners.
     CHECK(p.stats.buffer_elements * c.element_bytes <= budget);
     CHECK(cp.stats.buffer_elements == p.stats.buffer_elements);
@@ -235,7 +235,7 @@ void run_random(std::uint64_t seed, int count) {
                                  minimum + (whole - minimum) / 2, whole}) {
       check_budget(c, loads, budget, unbudgeted);
       o.max_buffer_bytes = budget;
-      const Plan p = make_plan(c.src, c.dst, c.region, 0, c.np, o);
+      const ReferencePlan p = make_reference_plan(c.src, c.dst, c.region, 0, c.np, o);
       several += p.batches > 1;
       const auto& sc = c.src.shape().cols();
       for (const index_t col : p.batch_columns)
@@ -245,7 +245,7 @@ void run_random(std::uint64_t seed, int count) {
     // The whole load of the busiest rank fits: one batch.
     if (whole > 0) {
       o.max_buffer_bytes = whole;
-      CHECK(make_plan(c.src, c.dst, c.region, 0, c.np, o).batches == 1);
+      CHECK(make_reference_plan(c.src, c.dst, c.region, 0, c.np, o).batches == 1);
     }
     // Below the minimum: every rank, both planners, the same error naming the minimum.
     if (minimum > 0) {
@@ -257,9 +257,9 @@ void run_random(std::uint64_t seed, int count) {
                                std::to_string(minimum - 1);
       for (int rank = 0; rank < c.np; ++rank) {
         CHECK(test::message_of<invalid_argument>(
-                  [&] { make_plan(c.src, c.dst, c.region, rank, c.np, o); }) == want);
+                  [&] { make_reference_plan(c.src, c.dst, c.region, rank, c.np, o); }) == want);
         CHECK(test::message_of<invalid_argument>(
-                  [&] { make_compact_plan(c.src, c.dst, c.region, rank, c.np, o); }) == want);
+                  [&] { make_plan(c.src, c.dst, c.region, rank, c.np, o); }) == want);
       }
       ++thrown;
     }
@@ -290,13 +290,13 @@ TEST_CASE("batch budget: the worked example of plan/batch_budget.hpp") {
   PlanOptions o;
   o.max_buffer_bytes = 48;
   for (int rank : {0, 1}) {
-    const CompactPlan p = make_compact_plan(src, dst, r, rank, 2, o);
+    const Plan p = make_plan(src, dst, r, rank, 2, o);
     CHECK(p.batch_columns == std::vector<index_t>{0, 3, 4});
     CHECK(p.batch == 0);  // widths vary
     CHECK(p.stats.buffer_elements == 6);
   }
   o.max_buffer_bytes = 8;
-  CHECK(test::message_of<invalid_argument>([&] { make_plan(src, dst, r, 1, 2, o); }) ==
+  CHECK(test::message_of<invalid_argument>([&] { make_reference_plan(src, dst, r, 1, 2, o); }) ==
         "redist: max_buffer_bytes is below the feasible minimum of 16 bytes (send + receive "
         "of one region column on the busiest rank): max_buffer_bytes = 8");
 }
@@ -310,12 +310,12 @@ TEST_CASE("batch budget: an explicit batch keeps its meaning and ignores the bud
   o.batch = 3;
   o.max_buffer_bytes = 1;  // far below any column: not used
   for (int rank = 0; rank < 4; ++rank) {
-    const Plan p = make_plan(src, dst, r, rank, 4, o);
+    const ReferencePlan p = make_reference_plan(src, dst, r, rank, 4, o);
     CHECK(p.batch == 3);
     CHECK(p.batches == 3);
     // Tiles 1-3, 4-6, 7: source columns 3, 12, 21 begin them.
     CHECK(p.batch_columns == std::vector<index_t>{0, 12 - 4, 21 - 4, 20});
-    CHECK(make_compact_plan(src, dst, r, rank, 4, o).batch_columns == p.batch_columns);
+    CHECK(make_plan(src, dst, r, rank, 4, o).batch_columns == p.batch_columns);
   }
 }
 
@@ -327,7 +327,7 @@ TEST_CASE("batch budget: the whole region within the budget is one batch") {
   PlanOptions o;
   o.max_buffer_bytes = 40 * 50 * 8;  // the region's bytes
   for (int rank = 0; rank < 4; ++rank) {
-    const CompactPlan p = make_compact_plan(src, dst, r, rank, 4, o);
+    const Plan p = make_plan(src, dst, r, rank, 4, o);
     CHECK(p.batches == 1);
     CHECK(p.batch_columns == std::vector<index_t>{0, 50});
     CHECK(p.batch == 17);  // source tile columns 1..17
@@ -347,9 +347,9 @@ TEST_CASE("batch budget: one wide source tile column cut into batches, groups ke
   for (int rank = 0; rank < 4; ++rank) {
     CAPTURE(rank);
     const auto t0 = std::chrono::steady_clock::now();
-    const CompactPlan cp = make_compact_plan(src, dst, r, rank, 4, o);
+    const Plan cp = make_plan(src, dst, r, rank, 4, o);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Plan p = make_plan(src, dst, r, rank, 4, o);
+    const ReferencePlan p = make_reference_plan(src, dst, r, rank, 4, o);
     MESSAGE("600^2, one source tile column, rank ", rank, ": ", s * 1e3, " ms, ", cp.batches,
             " batches, ", cp.col_groups.size(), " column groups, buffer ",
             cp.stats.buffer_elements * 8, " bytes, ", cp.scanned_tiles, " tiles scanned");
@@ -363,7 +363,7 @@ TEST_CASE("batch budget: one wide source tile column cut into batches, groups ke
     CHECK(cp.stats.segments_received == p.stats.segments_received);
     CHECK(cp.batch_columns == p.batch_columns);
     // Only pieces that a cut falls into add column groups: two parts each.
-    const CompactPlan whole = make_compact_plan(src, dst, r, rank, 4);
+    const Plan whole = make_plan(src, dst, r, rank, 4);
     CHECK(whole.batches == 1);
     CHECK(cp.col_groups.size() <=
           whole.col_groups.size() + 2 * static_cast<std::size_t>(cp.batches - 1));
@@ -383,7 +383,7 @@ TEST_CASE("batch budget: 2000^2, 1x1 tiles, small budget: cheap and within the c
   o.max_buffer_bytes = 1 << 20;
   for (int rank : {0, 1}) {
     const auto t0 = std::chrono::steady_clock::now();
-    const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), rank, 2, o);
+    const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 2, o);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     MESSAGE("2000^2 1x1 budget 1 MiB rank ", rank, ": ", s * 1e3, " ms, ", p.batches, " batches, ",
             p.scanned_tiles, " tiles scanned");
@@ -405,15 +405,16 @@ TEST_CASE("batch budget: a rank's exact send + receive within the budget settles
   PlanOptions o;
   o.element_bytes = 8;
   o.max_buffer_bytes = 2 * 1024 * 8;
-  const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), 0, 2, o);
+  const Plan p = make_plan(src, dst, Region::whole({N, N}), 0, 2, o);
   CHECK(p.batches == 1);
   CHECK(p.packed_pieces == 0);
   CHECK(p.stats.buffer_elements == 2 * 1024);
   o.max_buffer_bytes -= 8;
-  const CompactPlan cut = make_compact_plan(src, dst, Region::whole({N, N}), 0, 2, o);
+  const Plan cut = make_plan(src, dst, Region::whole({N, N}), 0, 2, o);
   CHECK(cut.batches == 2);
   CHECK(cut.packed_pieces == N);
-  CHECK(make_plan(src, dst, Region::whole({N, N}), 0, 2, o).batch_columns == cut.batch_columns);
+  CHECK(make_reference_plan(src, dst, Region::whole({N, N}), 0, 2, o).batch_columns ==
+        cut.batch_columns);
 }
 
 }  // namespace

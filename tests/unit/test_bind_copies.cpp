@@ -21,7 +21,7 @@
 #include <redist/layout.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tiled_matrix.hpp>
@@ -65,7 +65,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   constexpr bool flat = !stores_local_matrix<SrcP> && !stores_local_matrix<DstP>;
   std::vector<SrcM> a;
   std::vector<DstM> b;
-  std::vector<CompactPlan> plans;
+  std::vector<Plan> plans;
   std::vector<TaskGraph> graphs;
   for (int r = 0; r < np; ++r) {
     a.emplace_back(src, SrcP{}, r);
@@ -76,7 +76,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
       for (index_t j = 0; j < ref.extent.cols; ++j)
         for (index_t i = 0; i < ref.extent.rows; ++i) ref.data[i + j * ref.ld] = unset;
     });
-    plans.push_back(make_compact_plan(src, dst, region, r, np, o));
+    plans.push_back(make_plan(src, dst, region, r, np, o));
     totals.segments +=
         plans.back().send.segments + plans.back().recv.segments + plans.back().local.segments;
   }
@@ -91,7 +91,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   // Every rank packs every message: (sender, message) -> buffer.
   std::vector<std::vector<std::vector<double>>> buffers(static_cast<std::size_t>(np));
   for (int r = 0; r < np; ++r) {
-    const CompactPlan& p = plans[r];
+    const Plan& p = plans[r];
     const TaskGraph& g = graphs[r];
     const engine::MatrixSide<double, SrcM> side(a[r], true);
     auto& out = buffers[static_cast<std::size_t>(r)];
@@ -113,7 +113,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   }
   // Every rank unpacks the message of each (batch, peer) and copies its local segments.
   for (int r = 0; r < np; ++r) {
-    const CompactPlan& p = plans[r];
+    const Plan& p = plans[r];
     const TaskGraph& g = graphs[r];
     const engine::MatrixSide<double, DstM> side(b[r], false);
     CopyPool<double> pool;
@@ -222,7 +222,7 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
   const L src{U{axis(32, 16), axis(16, 16)}, BlockCyclic(2, 1)};
   const L dst{U{axis(32, 2), axis(16, 2)}, BlockCyclic(2, 1)};
   const Region region = Region::whole({32, 16});
-  const CompactPlan p = make_compact_plan(src, dst, region, 0, 2);
+  const Plan p = make_plan(src, dst, region, 0, 2);
   const TaskGraph g = make_task_graph(p, index_t{1} << 20);
   TiledMatrix<double, L, TilePerAllocation<>> a(src, {}, 0);
   const engine::MatrixSide<double, decltype(a)> side(a, true);

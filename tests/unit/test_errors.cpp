@@ -23,7 +23,7 @@
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
@@ -97,7 +97,7 @@ TEST_SUITE("errors") {
   TEST_CASE("region outside the source or the target matrix") {
     const Layout src{shape(10, 12, 3, 4), BlockCyclic(1, 1)};
     const Layout dst{shape(8, 20, 5, 5), BlockCyclic(1, 1)};
-    const auto plan = [&](Region r) { return make_plan(src, dst, r, 0, 1); };
+    const auto plan = [&](Region r) { return make_reference_plan(src, dst, r, 0, 1); };
     // clang-format off
     // rows beyond the source (10 rows from source row 1)
     CHECK_ERROR(region_error, plan({{10, 2}, {1, 0}, {0, 0}}), "region.src_origin.i = 1", "source", "region.rows = 10");
@@ -122,7 +122,7 @@ TEST_SUITE("errors") {
 
   TEST_CASE("zero or negative sizes") {
     const Layout l{shape(10, 10, 3, 3), BlockCyclic(1, 1)};
-    const auto plan = [&](Region r) { return make_plan(l, l, r, 0, 1); };
+    const auto plan = [&](Region r) { return make_reference_plan(l, l, r, 0, 1); };
     CHECK_ERROR(region_error, plan({{-1, 2}, {0, 0}, {0, 0}}), "region.rows = -1");
     CHECK_ERROR(region_error, plan({{2, -5}, {0, 0}, {0, 0}}), "region.cols = -5");
     // Matrix extents and tile extents.
@@ -165,17 +165,18 @@ TEST_SUITE("errors") {
     const Layout small{shape(10, 10, 2, 2), BlockCyclic(2, 1)};
     const Layout big{shape(10, 10, 2, 2), BlockCyclic(2, 3)};
     const Region r = Region::whole({10, 10});
-    CHECK_ERROR(distribution_error, make_plan(big, small, r, 0, 4), "src.ranks() = 6",
+    CHECK_ERROR(distribution_error, make_reference_plan(big, small, r, 0, 4), "src.ranks() = 6",
                 "communicator size = 4");
-    CHECK_ERROR(distribution_error, make_plan(small, big, r, 1, 5), "dst.ranks() = 6",
+    CHECK_ERROR(distribution_error, make_reference_plan(small, big, r, 1, 5), "dst.ranks() = 6",
                 "communicator size = 5");
     // Every rank of the communicator says the same, including ranks that own nothing.
     for (int rank = 0; rank < 4; ++rank)
-      CHECK_ERROR(distribution_error, make_plan(big, big, r, rank, 4), "src.ranks() = 6");
+      CHECK_ERROR(distribution_error, make_reference_plan(big, big, r, rank, 4), "src.ranks() = 6");
     // Even for an empty region: the layouts are wrong whatever moves.
-    CHECK_ERROR(distribution_error, make_plan(big, big, Region{{0, 0}, {0, 0}, {0, 0}}, 0, 4),
+    CHECK_ERROR(distribution_error,
+                make_reference_plan(big, big, Region{{0, 0}, {0, 0}, {0, 0}}, 0, 4),
                 "src.ranks() = 6");
-    CHECK_NOTHROW(make_plan(big, big, r, 0, 6));
+    CHECK_NOTHROW(make_reference_plan(big, big, r, 0, 6));
   }
 
   TEST_CASE("a user distribution returning an owner out of range is caught while planning") {
@@ -186,15 +187,15 @@ TEST_SUITE("errors") {
     const Region r = Region::whole({6, 6});
     // Target owner out of range: seen by the rank that owns the source tile (1, 0).
     const int sender = good.owner({1, 0});
-    CHECK_ERROR(distribution_error, make_plan(good, bad, r, sender, 2), "dst.owner(tile(1, 0)) = 7",
-                "communicator size = 2");
+    CHECK_ERROR(distribution_error, make_reference_plan(good, bad, r, sender, 2),
+                "dst.owner(tile(1, 0)) = 7", "communicator size = 2");
     // Source owner out of range: seen by the ranks owning target tiles fed by it.
     const int receiver = good.owner({2, 2});
-    CHECK_ERROR(distribution_error, make_plan(negative, good, r, receiver, 2),
+    CHECK_ERROR(distribution_error, make_reference_plan(negative, good, r, receiver, 2),
                 "src.owner(tile(2, 2)) = -1");
     // A rank that owns nothing the bad tile touches cannot see it (the Redistributor
     // makes the error collective: tests/mpi/robustness_errors.cpp).
-    CHECK_NOTHROW(make_plan(good, bad, Region{{2, 2}, {4, 4}, {4, 4}}, 0, 2));
+    CHECK_NOTHROW(make_reference_plan(good, bad, Region{{2, 2}, {4, 4}, {4, 4}}, 0, 2));
   }
 
   TEST_CASE("bad plan options and ranks") {
@@ -202,13 +203,13 @@ TEST_SUITE("errors") {
     const Region r = Region::whole({10, 10});
     PlanOptions o;
     o.batch = -1;
-    CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), "batch = -1");
+    CHECK_ERROR(invalid_argument, make_reference_plan(l, l, r, 0, 1, o), "batch = -1");
     o = {};
     o.element_bytes = 0;
-    CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 1, o), "element_bytes = 0");
-    CHECK_ERROR(invalid_argument, make_plan(l, l, r, 0, 0), "comm_size = 0");
-    CHECK_ERROR(invalid_argument, make_plan(l, l, r, 3, 2), "rank = 3");
-    CHECK_ERROR(invalid_argument, make_plan(l, l, r, -1, 2), "rank = -1");
+    CHECK_ERROR(invalid_argument, make_reference_plan(l, l, r, 0, 1, o), "element_bytes = 0");
+    CHECK_ERROR(invalid_argument, make_reference_plan(l, l, r, 0, 0), "comm_size = 0");
+    CHECK_ERROR(invalid_argument, make_reference_plan(l, l, r, 3, 2), "rank = 3");
+    CHECK_ERROR(invalid_argument, make_reference_plan(l, l, r, -1, 2), "rank = -1");
   }
 
   TEST_CASE("a message split limit below 1 or above the largest MPI count is refused") {

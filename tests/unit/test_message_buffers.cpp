@@ -10,7 +10,7 @@
 
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/transport/link.hpp>
 #include <redist/transport/message_buffers.hpp>
@@ -52,7 +52,7 @@ TEST_CASE("message buffers: every transport choice, disjoint messages, max of se
     const Region region{Extents{pick(1, m - std::max(r0, r1)), pick(1, n - std::max(c0, c1))},
                         ElementIndex{r0, c0}, ElementIndex{r1, c1}};
     for (int rank = 0; rank < np; ++rank) {
-      const CompactPlan plan = make_compact_plan(src, dst, region, rank, np, o);
+      const Plan plan = make_plan(src, dst, region, rank, np, o);
       for (int choice = 0; choice < 3; ++choice) {
         std::vector<Transport> send(plan.send.messages.size(), Transport::point_to_point);
         std::vector<Transport> recv(plan.recv.messages.size(), Transport::point_to_point);

@@ -15,7 +15,7 @@
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/node_schedule.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
@@ -66,7 +66,7 @@ TEST_CASE("caterpillar: automatic resolves by the number of nodes") {
 /// Runs every rank's graph together: a task runs once its predecessors have, an Arrive
 /// once, besides, the sender has run the matching Send (same batch, peer pair and packet
 /// number). Returns whether every task of every rank ran.
-bool runs_to_the_end(const std::vector<CompactPlan>& plans, const std::vector<TaskGraph>& graphs) {
+bool runs_to_the_end(const std::vector<Plan>& plans, const std::vector<TaskGraph>& graphs) {
   const std::size_t P = plans.size();
   // Arrive vertex on rank q of packet j of (batch, from r): found by the received message.
   std::map<std::tuple<int, index_t, int, std::size_t>, std::size_t> arrive_of;
@@ -140,11 +140,11 @@ TEST_CASE("caterpillar: edges go to inter-node sends from earlier arrivals; all 
             CAPTURE(window);
             CAPTURE(batch);
             CAPTURE(packet);
-            std::vector<CompactPlan> plans;
+            std::vector<Plan> plans;
             std::vector<TaskGraph> graphs;
             for (int rank = 0; rank < np; ++rank) {
-              plans.push_back(make_compact_plan(src, dst, region, rank, np, o));
-              const CompactPlan& p = plans.back();
+              plans.push_back(make_plan(src, dst, region, rank, np, o));
+              const Plan& p = plans.back();
               std::vector<bool> other;
               for (int n : node_of_rank) other.push_back(n != node_of_rank[rank]);
               TaskGraph tg = make_task_graph(p, cut_chunkings(p, 1 << 20, 0, other, packet));
@@ -206,11 +206,11 @@ TEST_CASE("caterpillar: a window of 0 packets would deadlock, so the simulation 
   // would build), neither starts.
   const Layout src{Tiling{UniformAxis<>(8, 2), UniformAxis<>(8, 2)}, BlockCyclic(1, 2)};
   const Layout dst{Tiling{UniformAxis<>(8, 2), UniformAxis<>(8, 2)}, BlockCyclic(2, 1)};
-  std::vector<CompactPlan> plans;
+  std::vector<Plan> plans;
   std::vector<TaskGraph> good, bad;
   for (int rank = 0; rank < 2; ++rank) {
-    plans.push_back(make_compact_plan(src, dst, Region::whole({8, 8}), rank, 2));
-    const CompactPlan& p = plans.back();
+    plans.push_back(make_plan(src, dst, Region::whole({8, 8}), rank, 2));
+    const Plan& p = plans.back();
     TaskGraph tg = make_task_graph(p, cut_chunkings(p, 1 << 20, 0, {true, true}, 4));
     REQUIRE(tg.send.chunks.size() == 2);
     REQUIRE(tg.recv.chunks.size() == 2);

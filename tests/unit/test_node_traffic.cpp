@@ -1,6 +1,6 @@
 // Elements between nodes (plan/node_traffic.hpp): the worked example of the header, then
 // random layouts on random node groupings, where every rank's count from the compact plan
-// equals a brute force over make_plan's segments, and the sum over ranks equals
+// equals a brute force over make_reference_plan's segments, and the sum over ranks equals
 // split_transfers' inter_node of the P x P volume matrix (relabel.hpp) with no relabeling;
 // and after best_node_relabeling, the plans of the relabeled target send the fewest elements
 // between nodes that any permutation of the roles could (brute force).
@@ -13,8 +13,8 @@
 #include <redist/distributions/random.hpp>
 #include <redist/layout.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
 #include <redist/plan/node_traffic.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/relabel.hpp>
 
 #include <doctest/doctest.h>
@@ -45,7 +45,7 @@ index_t brute_force(const std::vector<PlannedSegment>& segments, int rank,
 }  // namespace
 
 TEST_CASE("node traffic: the worked example of plan/node_traffic.hpp") {
-  Plan plan;
+  ReferencePlan plan;
   plan.rank = 1;
   plan.comm_size = 4;
   plan.send.messages = {message(0, 6), message(3, 5)};
@@ -70,7 +70,8 @@ TEST_CASE("node traffic: the worked example of plan/node_traffic.hpp") {
   CHECK(each.elements_received_inter_node == 7);
 }
 
-TEST_CASE("node traffic: the compact plan's count is a brute force over make_plan's segments") {
+TEST_CASE(
+    "node traffic: the compact plan's count is a brute force over make_reference_plan's segments") {
   test::Rng g(20261126);
   for (int trial = 0; trial < 200; ++trial) {
     CAPTURE(trial);
@@ -89,8 +90,8 @@ TEST_CASE("node traffic: the compact plan's count is a brute force over make_pla
     index_t sent = 0, received = 0;
     for (int r = 0; r < np; ++r) {
       CAPTURE(r);
-      const Plan plan = make_plan(src, dst, region, r, np);
-      const CompactPlan compact = make_compact_plan(src, dst, region, r, np);
+      const ReferencePlan plan = make_reference_plan(src, dst, region, r, np);
+      const Plan compact = make_plan(src, dst, region, r, np);
       const PlanStats s = with_node_traffic(compact, nodes);
       CHECK(s.elements_sent_inter_node == brute_force(plan.send.segments, r, nodes));
       CHECK(s.elements_received_inter_node == brute_force(plan.recv.segments, r, nodes));
@@ -131,14 +132,14 @@ TEST_CASE("node traffic: node-aware relabeling of real layouts is optimal, and i
     const Layout moved{shape, Relabeled{dst.distribution(), perm}};
     index_t sent = 0;
     for (int r = 0; r < np; ++r)
-      sent += with_node_traffic(make_compact_plan(src, moved, region, r, np), nodes)
-                  .elements_sent_inter_node;
+      sent +=
+          with_node_traffic(make_plan(src, moved, region, r, np), nodes).elements_sent_inter_node;
     CHECK(sent == fewest);
   }
 }
 
 TEST_CASE("node traffic: a node list of the wrong size is named") {
-  Plan plan;
+  ReferencePlan plan;
   plan.rank = 0;
   plan.comm_size = 2;
   plan.send.messages = {message(1, 3)};

@@ -16,7 +16,7 @@
 #include <redist/option_fields.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
 
@@ -237,14 +237,14 @@ TEST_SUITE("option fields") {
     CHECK(o.max_message_bytes == 100);
   }
 
-  TEST_CASE("PlanOptions: batch validated through its table, by make_plan") {
+  TEST_CASE("PlanOptions: batch validated through its table, by make_reference_plan") {
     PlanOptions o;
     o.batch = -2;
     CHECK(message([&] { detail::validate_options(o); }) ==
           "redist: batch must be >= 0 (0 = automatic): PlanOptions::batch = -2");
     const Layout l{Tiling{UniformAxis<>(6, 2), UniformAxis<>(6, 2)}, BlockCyclic(1, 1)};
     CHECK(message([&] {
-            (void)make_plan(l, l, Region::whole({6, 6}), 0, 1, o);
+            (void)make_reference_plan(l, l, Region::whole({6, 6}), 0, 1, o);
           }).find("PlanOptions::batch = -2") != std::string::npos);
   }
 

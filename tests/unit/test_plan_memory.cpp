@@ -11,7 +11,7 @@
 #include <redist/distributions/random.hpp>
 #include <redist/layout.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
@@ -23,7 +23,7 @@ using namespace redist;
 using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
 
 /// Bytes of the elements a compact plan's containers hold (their sizes, not capacities).
-std::size_t held_bytes(const CompactPlan& p) {
+std::size_t held_bytes(const Plan& p) {
   std::size_t bytes = (p.row_groups.size() + p.col_groups.size()) * sizeof(PieceGroup) +
                       p.batch_columns.size() * sizeof(index_t);
   for (const FamilyList* d : {&p.send, &p.recv, &p.local})
@@ -32,7 +32,7 @@ std::size_t held_bytes(const CompactPlan& p) {
   return bytes;
 }
 
-std::size_t held_bytes(const Plan& p) {
+std::size_t held_bytes(const ReferencePlan& p) {
   return (p.send.segments.size() + p.recv.segments.size() + p.local.size()) *
              sizeof(PlannedSegment) +
          (p.send.messages.size() + p.recv.messages.size()) * sizeof(Message) +
@@ -55,12 +55,12 @@ auto plans_of(index_t n, index_t tile) {
   o.batch = 2;
   if constexpr (grid) {
     const Layout<Uniform, BlockCyclic> src{shape, BlockCyclic(1, 3, 1, 2)};
-    return std::pair{make_compact_plan(src, dst, Region::whole({n, n}), 0, 3, o),
-                     make_plan(src, dst, Region::whole({n, n}), 0, 3, o)};
+    return std::pair{make_plan(src, dst, Region::whole({n, n}), 0, 3, o),
+                     make_reference_plan(src, dst, Region::whole({n, n}), 0, 3, o)};
   } else {
     const Layout<Uniform, RandomDistribution> src{shape, RandomDistribution(3, 24)};
-    return std::pair{make_compact_plan(src, dst, Region::whole({n, n}), 0, 3, o),
-                     make_plan(src, dst, Region::whole({n, n}), 0, 3, o)};
+    return std::pair{make_plan(src, dst, Region::whole({n, n}), 0, 3, o),
+                     make_reference_plan(src, dst, Region::whole({n, n}), 0, 3, o)};
   }
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("plan memory: the grid path holds families, not segments, and reports 
   const auto [small, small_segments] = plans_of<true>(60, 3);
   const auto [large, large_segments] = plans_of<true>(600, 3);
   CHECK(segments(large.stats) > 50 * segments(small.stats));
-  for (const CompactPlan* p : {&small, &large}) {
+  for (const Plan* p : {&small, &large}) {
     CHECK(p->stats.plan_bytes == static_cast<index_t>(p->memory_bytes()));
     CHECK(p->stats.plan_bytes >= static_cast<index_t>(held_bytes(*p)));
   }
@@ -109,7 +109,7 @@ TEST_CASE("plan memory: task graph and schedule report their containers") {
   std::size_t last = 0;
   for (const index_t n : {20, 60, 180}) {
     CAPTURE(n);
-    const CompactPlan p = plans_of<false>(n, 3).first;
+    const Plan p = plans_of<false>(n, 3).first;
     const TaskGraph tg = make_task_graph(p, 64);
     const Schedule s = compile(tg);
     std::size_t held = tg.tasks.size() * sizeof(Task) + tg.edges.size() * sizeof(TaskEdge);

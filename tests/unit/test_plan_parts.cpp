@@ -14,7 +14,7 @@
 
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/plan/part_overlaps.hpp>
 #include <redist/plan/plan_parts.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
@@ -86,20 +86,19 @@ std::vector<RangesOfPart> shared_source_parts(index_t K, index_t allocs) {
 
 /// A plan merged the plain way: keys (batch, peer) in order, every part in order inside a
 /// key, families tagged with their part and their groups moved past the earlier parts'.
-CompactPlan reference_merge(std::vector<CompactPlan> parts) {
-  CompactPlan plan;
+Plan reference_merge(std::vector<Plan> parts) {
+  Plan plan;
   plan.rank = parts.front().rank;
   plan.comm_size = parts.front().comm_size;
   std::vector<index_t> row_base, col_base;
-  for (const CompactPlan& p : parts) {
+  for (const Plan& p : parts) {
     plan.batches = std::max(plan.batches, p.batches);
     row_base.push_back(static_cast<index_t>(plan.row_groups.size()));
     col_base.push_back(static_cast<index_t>(plan.col_groups.size()));
     plan.row_groups.insert(plan.row_groups.end(), p.row_groups.begin(), p.row_groups.end());
     plan.col_groups.insert(plan.col_groups.end(), p.col_groups.begin(), p.col_groups.end());
   }
-  for (FamilyList CompactPlan::*member :
-       {&CompactPlan::send, &CompactPlan::recv, &CompactPlan::local}) {
+  for (FamilyList Plan::*member : {&Plan::send, &Plan::recv, &Plan::local}) {
     FamilyList& out = plan.*member;
     out.batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
     std::map<std::pair<index_t, int>, std::vector<BlockFamily>> by_key;
@@ -135,21 +134,20 @@ using L = Layout<Uniform, BlockCyclic>;
 /// source tile column per batch, so parts have different batches and peers. Part `wide`
 /// has 1-column tiles and 150 columns: 150 batches where the others have a few (one when
 /// `narrow`).
-CompactPlan part_plan(index_t k, int rank, int np, index_t wide = -1, bool narrow = false) {
+Plan part_plan(index_t k, int rank, int np, index_t wide = -1, bool narrow = false) {
   const index_t m = 12 + k % 7, n = k == wide ? 150 : narrow ? 3 : 10 + k % 5;
   const index_t nb = k == wide ? 1 : 3;
   const L src{Uniform{UniformAxis<>(m, 2 + k % 3), UniformAxis<>(n, nb)}, BlockCyclic(1, np)};
   const L dst{Uniform{UniformAxis<>(m, 4), UniformAxis<>(n, 1 + k % 4)}, BlockCyclic(np, 1)};
   PlanOptions o;
   o.batch = 1;
-  return make_compact_plan(src, dst, Region{{m - k % 3, n - k % 2}, {k % 3, k % 2}, {0, 0}}, rank,
-                           np, o);
+  return make_plan(src, dst, Region{{m - k % 3, n - k % 2}, {k % 3, k % 2}, {0, 0}}, rank, np, o);
 }
 
 /// Messages and families of the parts' plans, all directions.
-std::pair<index_t, index_t> sizes(const std::vector<CompactPlan>& plans) {
+std::pair<index_t, index_t> sizes(const std::vector<Plan>& plans) {
   index_t messages = 0, families = 0;
-  for (const CompactPlan& p : plans)
+  for (const Plan& p : plans)
     for (const FamilyList* d : {&p.send, &p.recv, &p.local}) {
       messages += static_cast<index_t>(d->messages.size());
       families += static_cast<index_t>(d->families.size());
@@ -157,7 +155,7 @@ std::pair<index_t, index_t> sizes(const std::vector<CompactPlan>& plans) {
   return {messages, families};
 }
 
-index_t merged_messages(const CompactPlan& p) {
+index_t merged_messages(const Plan& p) {
   return static_cast<index_t>(p.send.messages.size() + p.recv.messages.size() +
                               p.local.messages.size());
 }
@@ -254,15 +252,14 @@ TEST_CASE("merge_parts: the messages of a plain merge") {
       CAPTURE(rank);
       for (const index_t K : {2, 17, 300}) {
         CAPTURE(K);
-        std::vector<CompactPlan> plans;
+        std::vector<Plan> plans;
         for (index_t k = 0; k < K; ++k) plans.push_back(part_plan(k, rank, np, K / 2));
-        const CompactPlan want = reference_merge(plans);
-        const CompactPlan got = merge_parts(plans);
+        const Plan want = reference_merge(plans);
+        const Plan got = merge_parts(plans);
         CHECK(got.batches == want.batches);
         CHECK(got.row_groups == want.row_groups);
         CHECK(got.col_groups == want.col_groups);
-        for (FamilyList CompactPlan::*member :
-             {&CompactPlan::send, &CompactPlan::recv, &CompactPlan::local}) {
+        for (FamilyList Plan::*member : {&Plan::send, &Plan::recv, &Plan::local}) {
           CHECK(same_messages((got.*member).messages, (want.*member).messages));
           CHECK((got.*member).families == (want.*member).families);
           CHECK((got.*member).batch_elements == (want.*member).batch_elements);
@@ -281,10 +278,10 @@ TEST_CASE("merge_parts: work linear in the parts, where a scan per message was K
   for (const int np : {2, 4}) {
     CAPTURE(np);
     const index_t K = 2000;
-    std::vector<CompactPlan> plans;
+    std::vector<Plan> plans;
     for (index_t k = 0; k < K; ++k) plans.push_back(part_plan(k, 0, np, 0, true));
     const auto [messages, families] = sizes(plans);
-    const CompactPlan got = merge_parts(plans);
+    const Plan got = merge_parts(plans);
     REQUIRE(got.batches == 150);
     // The accounting of merge_steps: a step per part, two counting sorts per direction
     // (2 per message and the keys), a pass sizing the largest message, and a step per
@@ -301,18 +298,17 @@ TEST_CASE("merge_parts: parts of one plan share its groups, and move the same") 
   for (const int rank : {0, 1, 2}) {
     CAPTURE(rank);
     const index_t K = 50;
-    std::vector<CompactPlan> copies(static_cast<std::size_t>(K), part_plan(3, rank, 3));
-    const CompactPlan one = part_plan(3, rank, 3);
-    const std::vector<const CompactPlan*> shared(static_cast<std::size_t>(K), &one);
-    const CompactPlan a = merge_parts(copies), b = merge_parts(shared);
+    std::vector<Plan> copies(static_cast<std::size_t>(K), part_plan(3, rank, 3));
+    const Plan one = part_plan(3, rank, 3);
+    const std::vector<const Plan*> shared(static_cast<std::size_t>(K), &one);
+    const Plan a = merge_parts(copies), b = merge_parts(shared);
     // Groups once, not K times: the plan's own bytes do not grow with its groups x K.
     CHECK(b.row_groups == one.row_groups);
     CHECK(b.col_groups == one.col_groups);
     CHECK(a.row_groups.size() == static_cast<std::size_t>(K) * one.row_groups.size());
     CHECK(b.stats.plan_bytes < a.stats.plan_bytes);
     // The same messages, buffer layout and pieces, family by family.
-    for (FamilyList CompactPlan::*member :
-         {&CompactPlan::send, &CompactPlan::recv, &CompactPlan::local}) {
+    for (FamilyList Plan::*member : {&Plan::send, &Plan::recv, &Plan::local}) {
       const FamilyList &x = a.*member, &y = b.*member;
       CHECK(same_messages(x.messages, y.messages));
       REQUIRE(x.families.size() == y.families.size());

@@ -62,7 +62,7 @@ TEST_CASE("relabeling a shifted grid makes every element stay local") {
   const Layout moved{shape, Relabeled{dst.distribution(), perm}};
   index_t local = 0, remote = 0;
   for (int r = 0; r < P; ++r) {
-    const Plan plan = make_plan(src, moved, region, r, P);
+    const ReferencePlan plan = make_reference_plan(src, moved, region, r, P);
     local += plan.stats.elements_local;
     remote += plan.stats.elements_received;
   }

@@ -13,7 +13,7 @@
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/task_graph_boost.hpp>
 #include <redist/task_graph_graphviz.hpp>
@@ -45,7 +45,7 @@ TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target
   const Layout dst{Tiling{UniformAxis<>(30, 30), UniformAxis<>(30, 30)}, BlockCyclic(1, 1)};
   TaskCounts total;
   for (int rank = 0; rank < 4; ++rank) {
-    const CompactPlan plan = make_compact_plan(src, dst, Region::whole({30, 30}), rank, 4);
+    const Plan plan = make_plan(src, dst, Region::whole({30, 30}), rank, 4);
     const TaskGraph tg = make_task_graph(plan, 1 << 18);
     const TaskGraphView g = boost_graph(tg);
     CHECK(acyclic(tg));
@@ -82,8 +82,7 @@ TEST_CASE("task graph: Fig. 4, 3 x 3 source tiles on 2 x 2 ranks into one target
 // Chunk boundaries of every message, by (sender, receiver, batch), as each end sees them.
 using Cuts = std::map<std::tuple<int, int, index_t>, std::vector<std::pair<index_t, index_t>>>;
 
-void record(Cuts& cuts, const CompactPlan& p, const FamilyList& d, const Chunking& c,
-            bool sending) {
+void record(Cuts& cuts, const Plan& p, const FamilyList& d, const Chunking& c, bool sending) {
   for (std::size_t m = 0; m < d.messages.size(); ++m) {
     const Message& msg = d.messages[m];
     const auto key = sending ? std::make_tuple(p.rank, msg.peer, msg.batch)
@@ -107,7 +106,7 @@ TEST_CASE("task graph: random plans give acyclic graphs, chunks agree on both en
         o.batch = batch;
         Cuts sent, received;
         for (int rank = 0; rank < np; ++rank) {
-          const CompactPlan p = make_compact_plan(src, dst, r, rank, np, o);
+          const Plan p = make_plan(src, dst, r, rank, np, o);
           const TaskGraph tg = make_task_graph(p, chunk);
           CAPTURE(np);
           CAPTURE(rank);
@@ -159,7 +158,7 @@ TEST_CASE("task graph: acks of messages read in place, and no packing for direct
   const Layout dst{Tiling{UniformAxis<>(40, 8), UniformAxis<>(40, 8)}, BlockCyclic(3, 1)};
   PlanOptions o;
   o.batch = 2;
-  const CompactPlan p = make_compact_plan(src, dst, Region::whole({40, 40}), 1, 3, o);
+  const Plan p = make_plan(src, dst, Region::whole({40, 40}), 1, 3, o);
   REQUIRE(p.send.messages.size() >= 2);
   std::vector<Transport> how(p.send.messages.size(), Transport::shared_window);
   how[0] = Transport::direct;
@@ -190,7 +189,7 @@ TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
   PlanOptions o;
   o.batch = 1;
   for (int rank = 0; rank < 4; ++rank) {
-    const CompactPlan p = make_compact_plan(src, dst, Region::whole({50, 50}), rank, 4, o);
+    const Plan p = make_plan(src, dst, Region::whole({50, 50}), rank, 4, o);
     const TaskGraph tg = make_task_graph(
         p, 30, std::vector<Transport>(p.send.messages.size(), Transport::shared_window),
         std::vector<Transport>(p.recv.messages.size(), Transport::shared_window));

@@ -11,8 +11,8 @@
 
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/layout.hpp>
+#include <redist/plan.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/compact_plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/transform.hpp>
@@ -92,7 +92,7 @@ TEST_CASE("transform: a masked plan covers exactly the kept elements, once, at e
     std::map<std::tuple<int, int, index_t>, index_t> sent, received;
     index_t kept_tiles = 0;
     for (int rank = 0; rank < np; ++rank) {
-      const CompactPlan p = make_compact_plan(src, dst, r, rank, np, options, tri);
+      const Plan p = make_plan(src, dst, r, rank, np, options, tri);
       const auto cover = [&](const FamilyList& d, bool remote) {
         for (const Message& msg : d.messages) {
           (remote ? received[{msg.peer, rank, msg.batch}] : received[{rank, rank, msg.batch}]) +=

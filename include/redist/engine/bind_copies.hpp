@@ -33,7 +33,7 @@
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/index.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 
 namespace redist::engine {
 
@@ -49,7 +49,7 @@ namespace redist::engine {
 /// in place (DescribedSide) is bound segment by segment in for_each_slice_segment's order.
 /// Returns the number of copies added.
 template <class T, class Src, class Dst>
-std::size_t bind_slice(const CompactPlan& plan, const FamilyList& d, const Slice& s, const Src& src,
+std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, const Src& src,
                        const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel,
                        bool flat = false) {
   const BlockFamily& first = d.families[s.family];

@@ -25,7 +25,7 @@
 #include <redist/engine/cross_memory_reads.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform_op.hpp>
 #include <redist/transport/message_buffers.hpp>
@@ -48,7 +48,7 @@ class BoundCopies {
   /// process peer_pid[m] first, engine/cross_memory_reads.hpp), and the local copies.
   /// Keeps no reference to its arguments.
   template <class Sides>
-  BoundCopies(const CompactPlan& plan, const TaskGraph& graph, const Sides& sides,
+  BoundCopies(const Plan& plan, const TaskGraph& graph, const Sides& sides,
               const transport::MessageBuffers<T, MemorySpace>& buffers,
               const std::vector<std::vector<Address<T>>>& described,
               const std::vector<std::int64_t>& peer_pid, const Transform<T>& transform,
@@ -198,7 +198,7 @@ class BoundCopies {
     bool operator()(std::size_t) const { return true; }
   };
   template <class S, class D, class Which = Every>
-  void bind(const CompactPlan& plan, const FamilyList& d, const Chunking& chunking, const S& src,
+  void bind(const Plan& plan, const FamilyList& d, const Chunking& chunking, const S& src,
             const D& dst, Bound& out, bool flat = false, Which bound = {}) {
     out.reserve(chunking);
     for (const Chunk& ch : chunking.chunks) {

@@ -2,7 +2,7 @@
 /// @file engine/chunking.hpp
 /// The engine's unit of work: messages and local copies cut into chunks (Cao et al. 2021,
 /// section 5: the task granularity that runs). A message of the compact plan
-/// (plan/compact_plan.hpp) is cut into chunks of about `chunk_elements`, between column
+/// (plan.hpp) is cut into chunks of about `chunk_elements`, between column
 /// members of its families (each family is a dense column-major block of the buffer).
 /// Sender and receiver cut identically, so chunk k of a message is the same elements on
 /// both ends. A batch's local copies are cut the same way into parts. How a message
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 
@@ -56,7 +56,7 @@ struct Chunkings {
 /// @post the chunks of a message cover its elements in order, back to back.
 template <class LimitOf>
 requires std::is_invocable_r_v<index_t, LimitOf, const Message&> Chunking
-cut_chunks(const CompactPlan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
+cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
   Chunking c;
   // At least a slice per column block: sized once, not grown by doubling (K parts).
   c.slices.reserve(d.families.size());
@@ -95,7 +95,7 @@ cut_chunks(const CompactPlan& plan, const FamilyList& d, LimitOf&& chunk_element
 }
 
 /// cut_chunks with chunks of about `chunk_elements` in every message.
-inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t chunk_elements) {
+inline Chunking cut_chunks(const Plan& plan, const FamilyList& d, index_t chunk_elements) {
   return cut_chunks(plan, d, [chunk_elements](const Message&) { return chunk_elements; });
 }
 
@@ -103,7 +103,7 @@ inline Chunking cut_chunks(const CompactPlan& plan, const FamilyList& d, index_t
 /// into parts of about `local_part_elements` (0: the same). Messages whose peer is in
 /// `packet_peers` (one flag per rank, or empty) are cut into packets of about
 /// `packet_elements` instead (between nodes, under the caterpillar: engine/node_schedule.hpp).
-inline Chunkings cut_chunkings(const CompactPlan& plan, index_t chunk_elements,
+inline Chunkings cut_chunkings(const Plan& plan, index_t chunk_elements,
                                index_t local_part_elements = 0,
                                const std::vector<bool>& packet_peers = {},
                                index_t packet_elements = 0) {
@@ -122,7 +122,7 @@ namespace engine {
 /// columns outer, then the block's families, rows inner (the buffer order of
 /// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
 template <class F>
-void for_each_slice_segment(const CompactPlan& plan, const FamilyList& d, const Slice& s, F&& f) {
+void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& s, F&& f) {
   const BlockFamily& first = d.families[s.family];
   const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
   for (index_t b = 0; b < cols.count; ++b) {

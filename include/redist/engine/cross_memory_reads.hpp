@@ -17,7 +17,7 @@
 
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transport/cross_memory_io.hpp>
 
@@ -40,7 +40,7 @@ class CrossMemoryReads {
   /// Reads slice s of the chunk being bound from the peer's segments (`from`, advanced)
   /// straight into `dst`, a matrix side. @pre op n: segments are not transposed.
   template <class Dst>
-  void read_into(const CompactPlan& plan, const FamilyList& d, const Slice& s,
+  void read_into(const Plan& plan, const FamilyList& d, const Slice& s,
                  const DescribedSide<T>& from, const Dst& dst) {
     for_each_slice_segment(plan, d, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
       const auto [remote, lds] = *from.next++;
@@ -53,7 +53,7 @@ class CrossMemoryReads {
   /// into the bounce buffer, each segment's columns back to back; appends where each
   /// segment landed, with its leading dimension, to `landed` (in binding order, for the
   /// unpack copies).
-  void read_bounced(const CompactPlan& plan, const FamilyList& d, const Slice& s,
+  void read_bounced(const Plan& plan, const FamilyList& d, const Slice& s,
                     const DescribedSide<T>& from, std::vector<Address<T>>& landed) {
     for_each_slice_segment(plan, d, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
       const auto [remote, lds] = *from.next++;

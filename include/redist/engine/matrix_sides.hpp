@@ -13,7 +13,7 @@
 
 #include <redist/index.hpp>
 #include <redist/placement.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 
 namespace redist::engine {
 

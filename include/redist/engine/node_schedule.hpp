@@ -35,7 +35,7 @@
 
 #include <redist/config.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 
 namespace redist {
@@ -107,7 +107,7 @@ inline std::vector<std::vector<std::pair<int, int>>> caterpillar_pairs(int nodes
 /// to point gain no edge. With one node, nothing changes.
 /// @pre node_of_rank has one entry per rank of plan.comm_size, nodes its distinct values;
 /// every rank calls it with the same node_of_rank and window.
-inline void add_caterpillar_edges(TaskGraph& tg, const CompactPlan& plan,
+inline void add_caterpillar_edges(TaskGraph& tg, const Plan& plan,
                                   const std::vector<int>& node_of_rank, int nodes,
                                   std::size_t window = caterpillar_window) {
   if (nodes <= 1) return;

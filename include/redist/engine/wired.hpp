@@ -38,7 +38,7 @@
 #include <redist/engine/node_schedule.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/plan/node_traffic.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/topology.hpp>
@@ -62,9 +62,9 @@ class Wired {
   /// @throws on every rank, what one rank's sides or binding threw; communication_error
   /// if MPI fails while setting up the transports.
   template <class SrcMatrix, class DstMatrix>
-  Wired(CompactPlan plan, const std::vector<const SrcMatrix*>& srcs,
-        const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
-        const ExecutionOptions& options, const Transform<T>& transform)
+  Wired(Plan plan, const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
+        boost::mpi::communicator comm, const ExecutionOptions& options,
+        const Transform<T>& transform)
       : plan_(std::move(plan)),
         comm_(std::move(comm)),
         options_(options),
@@ -112,7 +112,7 @@ class Wired {
   Wired(const Wired&) = delete;  // the transports point at its members
   Wired& operator=(const Wired&) = delete;
 
-  const CompactPlan& plan() const { return plan_; }
+  const Plan& plan() const { return plan_; }
   const boost::mpi::communicator& comm() const { return comm_; }
   const ExecutionOptions& options() const { return options_; }
   const Transform<T>& transform() const { return transform_; }
@@ -189,7 +189,7 @@ class Wired {
   }
 
   // In pipeline order; the transports point at the members above them.
-  CompactPlan plan_;
+  Plan plan_;
   boost::mpi::communicator comm_;
   ExecutionOptions options_;
   Transform<T> transform_;

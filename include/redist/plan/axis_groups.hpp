@@ -10,7 +10,7 @@
 /// row and grid column, so along one axis a piece has a source coordinate and a target
 /// coordinate; the pair is the piece's *class*. Rank pairs exchange exactly the
 /// Cartesian products of a row class and a column class, so the 2-D plan is built from
-/// per-axis classes (compact_plan.hpp).
+/// per-axis classes (plan.hpp).
 ///
 /// Within a class, pieces are compressed into PieceGroups: `count` pieces of equal
 /// length at equal offsets inside their tiles, whose start, piece index and both tile

@@ -7,7 +7,7 @@
 /// row pieces and a strided run of column pieces (axis_groups.hpp), i.e. a 2-D product
 /// of strided blocks. Its segments are the products of one row member and one column
 /// member: segment (a, b) is the row piece rows.member(a) times the column piece
-/// cols.member(b), exactly a segment of the per-segment plan (plan.hpp).
+/// cols.member(b), exactly a segment of the per-segment plan (plan/reference_plan.hpp).
 ///
 /// Order and buffer layout (identical on the sending and the receiving rank, derived
 /// without exchanging sizes):
@@ -21,7 +21,7 @@
 ///   fallback, so both ends derive the same family order;
 /// - the messages of a batch lie back to back in the batch buffer, in message order,
 ///   from offset 0 (Message::buffer_offset, FamilyList::batch_elements: the meaning of
-///   plan.hpp's Message and Direction);
+///   plan/reference_plan.hpp's Message and Direction);
 /// - inside a message, families in family order form column blocks: consecutive families
 ///   with the same column members (column group and range) are stacked, each taking
 ///   rows.count * rows.length rows of one dense column-major block whose leading
@@ -36,12 +36,12 @@
 #include <vector>
 
 #include <redist/config.hpp>
-#include <redist/plan.hpp>
 #include <redist/plan/axis_groups.hpp>
+#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 
-/// Members [first, first + count) of group `group` of one axis of a CompactPlan.
+/// Members [first, first + count) of group `group` of one axis of a Plan.
 struct GroupRange {
   index_t group = 0;
   index_t first = 0;
@@ -51,8 +51,8 @@ struct GroupRange {
 
 /// Rows x columns of strided pieces, and where its dense block sits in its batch buffer.
 struct BlockFamily {
-  GroupRange rows;            ///< into CompactPlan::row_groups
-  GroupRange cols;            ///< into CompactPlan::col_groups
+  GroupRange rows;            ///< into Plan::row_groups
+  GroupRange cols;            ///< into Plan::col_groups
   index_t buffer_offset = 0;  ///< batch-buffer offset of element (0, 0)
   index_t buffer_ld = 0;      ///< leading dimension of its column block in the buffer
   index_t part =
@@ -70,7 +70,7 @@ struct FamilyList {
 };
 
 /// Calls f(row piece, column piece, offset) for every segment of the family whose rows and
-/// columns are `rows` and `cols` (see CompactPlan::rows / cols), columns outer, rows
+/// columns are `rows` and `cols` (see Plan::rows / cols), columns outer, rows
 /// inner; offset is the segment's (0, 0) relative to the family's (0, 0), in a block of
 /// leading dimension `ld` (BlockFamily::buffer_ld).
 /// @post visits rows.count * cols.count segments; offsets follow the file's layout.

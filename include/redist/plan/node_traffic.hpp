@@ -21,12 +21,12 @@
 
 #include <redist/error.hpp>
 #include <redist/index.hpp>
-#include <redist/plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 
 /// A plan whose send and recv directions list messages with a peer and an element count:
-/// Plan (make_plan) and CompactPlan.
+/// ReferencePlan (make_reference_plan) and Plan.
 template <class P>
 concept PlanWithMessages = requires(const P& p) {
   { p.rank } -> std::convertible_to<int>;

@@ -28,7 +28,7 @@
 #include <redist/part.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/transform.hpp>
 
 namespace redist {
@@ -38,17 +38,17 @@ namespace redist {
 /// may point at one plan (parts of the same layouts and region), whose groups they then
 /// share. Statistics add up (scanned_tiles, packed_pieces: once per distinct plan). Cost:
 /// O(K + groups + families + messages + comm_size + batches), recorded in
-/// CompactPlan::merge_steps.
+/// Plan::merge_steps.
 /// @pre !parts.empty(); every part's families have part == 0.
-inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
+inline Plan merge_parts(const std::vector<const Plan*>& parts) {
   REDIST_EXPECTS(!parts.empty());
-  const CompactPlan& front = *parts.front();
+  const Plan& front = *parts.front();
   if (parts.size() == 1) {
-    CompactPlan plan = front;
+    Plan plan = front;
     plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
     return plan;
   }
-  CompactPlan plan;
+  Plan plan;
   plan.rank = front.rank;
   plan.comm_size = front.comm_size;
   plan.options = front.options;
@@ -56,12 +56,12 @@ inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
   plan.per_axis = true;
   // Groups are copied once per distinct plan: parts of one plan share them (a family's
   // order depends on its part first, then on group indices inside the part's plan).
-  std::unordered_map<const CompactPlan*, std::size_t> seen;  // plan -> first part
+  std::unordered_map<const Plan*, std::size_t> seen;  // plan -> first part
   std::vector<index_t> row_base, col_base;
   row_base.reserve(parts.size());
   col_base.reserve(parts.size());
   for (std::size_t k = 0; k < parts.size(); ++k) {
-    const CompactPlan* p = parts[k];
+    const Plan* p = parts[k];
     plan.batches = std::max(plan.batches, p->batches);
     plan.per_axis = plan.per_axis && p->per_axis;
     for (std::size_t c = 0; c < p->stats.categories.size(); ++c)
@@ -100,7 +100,7 @@ inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
     refs.swap(sorted);
     plan.merge_steps += static_cast<index_t>(2 * refs.size() + keys);
   };
-  const auto merge = [&](FamilyList CompactPlan::*member) {
+  const auto merge = [&](FamilyList Plan::*member) {
     FamilyList& out = plan.*member;
     out.batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
     refs.clear();
@@ -150,20 +150,20 @@ inline CompactPlan merge_parts(const std::vector<const CompactPlan*>& parts) {
       detail::append_message(out, peer, batch, families, plan.row_groups, plan.col_groups);
     }
   };
-  merge(&CompactPlan::send);
-  merge(&CompactPlan::recv);
-  merge(&CompactPlan::local);
+  merge(&Plan::send);
+  merge(&Plan::recv);
+  merge(&Plan::local);
   detail::family_stats(plan);
   plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
   return plan;
 }
 
 /// merge_parts of plans held by value.
-inline CompactPlan merge_parts(std::vector<CompactPlan> parts) {
+inline Plan merge_parts(std::vector<Plan> parts) {
   REDIST_EXPECTS(!parts.empty());
   if (parts.size() == 1) return std::move(parts.front());
-  std::vector<const CompactPlan*> pointers;
-  for (const CompactPlan& p : parts) pointers.push_back(&p);
+  std::vector<const Plan*> pointers;
+  for (const Plan& p : parts) pointers.push_back(&p);
   return merge_parts(pointers);
 }
 
@@ -188,27 +188,25 @@ bool same_plan(const Part<Src, Dst>& a, const Part<Src, Dst>& b) {
 /// Part p's plan on `rank` of `ranks` (of op(A)'s layout when transposing).
 /// @pre p's region is valid.
 template <class Src, class Dst, class T>
-CompactPlan plan_part(const Part<Src, Dst>& p, const Transform<T>& t, const PlanOptions& options,
-                      int rank, int ranks) {
+Plan plan_part(const Part<Src, Dst>& p, const Transform<T>& t, const PlanOptions& options, int rank,
+               int ranks) {
   if (t.transposes())
-    return make_compact_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region),
-                             rank, ranks, options, t.triangle);
-  return make_compact_plan(p.src->layout(), p.dst->layout(), p.region, rank, ranks, options,
-                           t.triangle);
+    return make_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region), rank,
+                     ranks, options, t.triangle);
+  return make_plan(p.src->layout(), p.dst->layout(), p.region, rank, ranks, options, t.triangle);
 }
 
 /// The parts' plans on `rank` of `ranks`, each under `budget` bytes of buffers, merged.
 /// Parts with the same plan (same_plan, looked up by plan_hash(k), a hash of what fixes
 /// part k's plan) share one: K matrices of one layout are planned once.
 /// @throws invalid_argument naming max_buffer_bytes when `budget` (a share of it) is too
-/// small for a part; what make_compact_plan throws.
+/// small for a part; what make_plan throws.
 template <class Src, class Dst, class T, class PlanHash>
-CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const PlanHash& plan_hash,
-                       const Transform<T>& t, PlanOptions options, index_t budget, int rank,
-                       int ranks) {
+Plan plan_parts(const std::vector<Part<Src, Dst>>& parts, const PlanHash& plan_hash,
+                const Transform<T>& t, PlanOptions options, index_t budget, int rank, int ranks) {
   const index_t whole = options.max_buffer_bytes;
   options.max_buffer_bytes = budget;
-  std::vector<CompactPlan> distinct;
+  std::vector<Plan> distinct;
   std::vector<std::size_t> plan_of(parts.size());
   std::unordered_map<std::uint64_t, std::size_t> first_with;  // plan_hash -> part
   try {
@@ -232,10 +230,10 @@ CompactPlan plan_parts(const std::vector<Part<Src, Dst>>& parts, const PlanHash&
             " parts moved together (each gets an equal share; " + e.what() + ")",
         "max_buffer_bytes", whole));
   }
-  std::vector<const CompactPlan*> plans;
+  std::vector<const Plan*> plans;
   plans.reserve(parts.size());
   for (const std::size_t d : plan_of) plans.push_back(&distinct[d]);
-  CompactPlan plan = merge_parts(plans);
+  Plan plan = merge_parts(plans);
   plan.options.max_buffer_bytes = whole;
   return plan;
 }

@@ -28,8 +28,8 @@
 #include <vector>
 
 #include <redist/distribution.hpp>
+#include <redist/plan.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/compact_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/triangle.hpp>
@@ -86,9 +86,8 @@ constexpr PieceGroup sub_piece(const PieceGroup& g, index_t t, index_t delta, in
 }
 
 /// The families of one message, masked; new groups go to plan's groups.
-inline std::vector<BlockFamily> mask_message(CompactPlan& plan, const FamilyList& d,
-                                             const Message& msg, const Region& r,
-                                             const Triangle& tri) {
+inline std::vector<BlockFamily> mask_message(Plan& plan, const FamilyList& d, const Message& msg,
+                                             const Region& r, const Triangle& tri) {
   std::vector<BlockFamily> out;
   for (index_t k = msg.first; k < msg.first + msg.count; ++k) {
     const BlockFamily f = d.families[static_cast<std::size_t>(k)];
@@ -137,7 +136,7 @@ inline std::vector<BlockFamily> mask_message(CompactPlan& plan, const FamilyList
 /// statistics; categories count the target tiles of this rank that receive a kept
 /// element (src: the layout the plan was made from, op(A)'s when transposed).
 template <class SrcLayout, class DstLayout>
-void mask_plan(CompactPlan& plan, const SrcLayout& src, const DstLayout& dst, const Region& r,
+void mask_plan(Plan& plan, const SrcLayout& src, const DstLayout& dst, const Region& r,
                const Triangle& tri) {
   for (FamilyList* d : {&plan.send, &plan.recv, &plan.local}) {
     FamilyList masked;
@@ -182,13 +181,13 @@ void mask_plan(CompactPlan& plan, const SrcLayout& src, const DstLayout& dst, co
 
 namespace redist {
 
-/// The plan of the part of region r that `triangle` keeps (triangle.hpp): make_compact_plan's
+/// The plan of the part of region r that `triangle` keeps (triangle.hpp): make_plan's
 /// plan masked, its statistics counting kept elements and the target tiles that get one.
-/// Same inputs, checks and errors as make_compact_plan.
+/// Same inputs, checks and errors as make_plan.
 template <class SrcLayout, class DstLayout>
-CompactPlan make_compact_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-                              int comm_size, PlanOptions options, const Triangle& triangle) {
-  CompactPlan plan = make_compact_plan(src, dst, r, rank, comm_size, options);
+Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               PlanOptions options, const Triangle& triangle) {
+  Plan plan = make_plan(src, dst, r, rank, comm_size, options);
   if (triangle.masks()) {
     detail::mask_plan(plan, src, dst, r, triangle);
     plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());  // new families

@@ -52,7 +52,7 @@ namespace detail {
 
 /// The columns of every segment of msg: the pieces a cross-memory read of it gathers
 /// (before merging those that continue each other).
-inline index_t columns_in(const CompactPlan& plan, const FamilyList& d, const Message& msg) {
+inline index_t columns_in(const Plan& plan, const FamilyList& d, const Message& msg) {
   index_t n = 0;
   for (index_t f = msg.first; f < msg.first + msg.count; ++f) {
     const BlockFamily& fam = d.families[static_cast<std::size_t>(f)];
@@ -65,7 +65,7 @@ inline index_t columns_in(const CompactPlan& plan, const FamilyList& d, const Me
 /// receiver binds them (chunk by chunk, engine::for_each_slice_segment), until f returns
 /// false.
 template <class F>
-void for_each_sent_segment(const CompactPlan& plan, const Chunking& sent, std::size_t m, F&& f) {
+void for_each_sent_segment(const Plan& plan, const Chunking& sent, std::size_t m, F&& f) {
   bool go = true;
   for (std::size_t c = sent.begin[m]; go && c < sent.begin[m + 1]; ++c)
     for (std::size_t k = sent.chunks[c].first; go && k < sent.chunks[c].end; ++k) {
@@ -83,8 +83,8 @@ void for_each_sent_segment(const CompactPlan& plan, const Chunking& sent, std::s
 /// binds them in).
 template <class T, class Source>
 std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
-    const boost::mpi::communicator& comm, const CompactPlan& plan, const Chunking& sent,
-    bool transposed, const Source& source, std::vector<Transport>& how,
+    const boost::mpi::communicator& comm, const Plan& plan, const Chunking& sent, bool transposed,
+    const Source& source, std::vector<Transport>& how,
     std::vector<std::vector<Address<T>>>& segments) {
   using redist::detail::NodeWindow;
   std::vector<std::shared_ptr<NodeWindow>> window_of(plan.send.messages.size());
@@ -131,7 +131,7 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
 /// Marks the messages to ranks of this node that go cross-memory (not direct, under
 /// `policy`) and fills their segments' addresses in binding order.
 template <class T, class Source>
-void find_cross_memory_sends(const CompactPlan& plan, const Chunking& sent,
+void find_cross_memory_sends(const Plan& plan, const Chunking& sent,
                              const std::vector<bool>& on_node, TransportPolicy policy,
                              const Source& source, std::vector<Transport>& how,
                              std::vector<std::vector<Address<T>>>& segments) {
@@ -163,7 +163,7 @@ void find_cross_memory_sends(const CompactPlan& plan, const Chunking& sent,
 /// address of a sent segment in the source (engine/matrix_sides.hpp); `sent`: the sent
 /// messages' chunks.
 template <class T, class Source>
-TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const CompactPlan& plan,
+TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const Plan& plan,
                                      const Chunking& sent, bool node_transports,
                                      TransportPolicy policy, bool transposed,
                                      const Source& source) {
@@ -205,9 +205,8 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
 /// peers read its send part), else privately. Fills choice.window and choice.peer_part
 /// when the node has other ranks.
 template <class T, class MemorySpace>
-void lay_out_buffers(const boost::mpi::communicator& comm, const CompactPlan& plan,
-                     bool node_transports, TransportChoice<T>& choice,
-                     MessageBuffers<T, MemorySpace>& buffers) {
+void lay_out_buffers(const boost::mpi::communicator& comm, const Plan& plan, bool node_transports,
+                     TransportChoice<T>& choice, MessageBuffers<T, MemorySpace>& buffers) {
   buffers.lay_out_sends(plan.send, choice.send);
   buffers.lay_out_receives(plan.recv, choice.recv);
   if (!node_transports) {

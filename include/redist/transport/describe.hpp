@@ -28,7 +28,7 @@
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/error.hpp>
 #include <redist/node_shared.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/transport/transport.hpp>
 
 namespace redist::transport {
@@ -72,7 +72,7 @@ inline bool describable(index_t count) { return count <= INT_MAX / 2; }
 /// below 1, or a window that is not mapped here.
 template <class T>
 void exchange_descriptions(
-    const boost::mpi::communicator& comm, const CompactPlan& plan, const std::vector<bool>& on_node,
+    const boost::mpi::communicator& comm, const Plan& plan, const std::vector<bool>& on_node,
     const std::vector<std::shared_ptr<redist::detail::NodeWindow>>& window_of,
     const std::vector<std::vector<Address<T>>>& segments, TransportChoice<T>& choice) {
   const auto add_window = [&](std::shared_ptr<redist::detail::NodeWindow> w) {

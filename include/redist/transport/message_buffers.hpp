@@ -31,7 +31,7 @@
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/node_shared.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 
 namespace redist::transport {

@@ -24,7 +24,7 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/index.hpp>
-#include <redist/plan/compact_plan.hpp>
+#include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 
 namespace redist::transport {
@@ -93,7 +93,7 @@ concept MessageTransport = requires(X& x, std::size_t i, const Completion& e,
 /// The messages of one execution as the transports see them: the plan, its chunks and
 /// the chosen transport of each message.
 struct Messages {
-  const CompactPlan* plan = nullptr;
+  const Plan* plan = nullptr;
   const TaskGraph* graph = nullptr;
 
   const Message& sent(std::size_t m) const { return plan->send.messages[m]; }

@@ -1,6 +1,6 @@
 #pragma once
-/// @file plan/compact_plan_type.hpp
-/// CompactPlan: what one rank's compact plan holds (plan/compact_plan.hpp makes it), and
+/// @file plan/plan_type.hpp
+/// Plan: what one rank's compact plan holds (plan.hpp makes it), and
 /// the statistics that follow from its families alone.
 
 #include <algorithm>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include <redist/config.hpp>
-#include <redist/plan.hpp>
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/block_family.hpp>
+#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 
@@ -18,13 +18,13 @@ namespace redist {
 /// from source owners, `local` holds this rank's own copies grouped per batch as
 /// messages with peer == rank (their buffer fields follow the same layout but no buffer
 /// is needed for them). Group indices in families refer to row_groups / col_groups.
-class CompactPlan {
+class Plan {
  public:
   int rank = 0;
   int comm_size = 1;
-  index_t batch = 1;    ///< source tile columns per batch (as Plan::batch)
-  index_t batches = 0;  ///< number of batches (as Plan::batches)
-  /// Region columns of each batch (as Plan::batch_columns); merge_parts leaves it empty.
+  index_t batch = 1;    ///< source tile columns per batch (as ReferencePlan::batch)
+  index_t batches = 0;  ///< number of batches (as ReferencePlan::batches)
+  /// Region columns of each batch (as ReferencePlan::batch_columns); merge_parts leaves it empty.
   std::vector<index_t> batch_columns;
   PlanOptions options;
   bool per_axis = false;  ///< true: built from per-axis classes (both distributions grids)
@@ -72,7 +72,7 @@ class CompactPlan {
 namespace detail {
 
 /// Statistics that follow from the families alone (all but dst_tiles and categories).
-inline void family_stats(CompactPlan& plan) {
+inline void family_stats(Plan& plan) {
   PlanStats& s = plan.stats;
   s.elements_sent = plan.send.elements;
   s.elements_received = plan.recv.elements;

@@ -1,12 +1,12 @@
 #pragma once
-/// @file plan/grid_compact_plan.hpp
-/// The compact plan's grid path (plan/compact_plan.hpp): both distributions are grids, so
-/// every step works per grid coordinate and per axis, never per tile. grid_compact_plan
+/// @file plan/grid_plan.hpp
+/// The compact plan's grid path (plan.hpp): both distributions are grids, so
+/// every step works per grid coordinate and per axis, never per tile. grid_plan
 /// runs the steps in this order:
 /// 1. grid_coords: this rank's coordinates on each side;
 /// 2. the axis groups of each axis (plan/axis_groups.hpp), of the classes this rank is in;
-/// 3. plan_grid_batches: the batches, as make_plan cuts them (plan/batch_budget.hpp);
-/// 4. check_grid_owners: make_plan's owner checks, per coordinate pair;
+/// 3. plan_grid_batches: the batches, as make_reference_plan cuts them (plan/batch_budget.hpp);
+/// 4. check_grid_owners: make_reference_plan's owner checks, per coordinate pair;
 /// 5. slice_columns_by_batch: the column groups cut at batch boundaries;
 /// 6. add_grid_families: the families of every batch, bucketed by peer;
 /// 7. add_grid_categories: target tiles and categories from the per-axis histograms.
@@ -18,11 +18,11 @@
 
 #include <redist/config.hpp>
 #include <redist/distribution.hpp>
-#include <redist/plan.hpp>
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/batch_budget.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/compact_plan_type.hpp>
+#include <redist/plan/plan_type.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/region.hpp>
 
 namespace redist::detail {
@@ -63,10 +63,10 @@ GridCoords grid_coords(const SD& sd, const DD& dd, int rank) {
   return g;
 }
 
-/// Batches exactly as make_plan, and at the same point: before the owner checks.
+/// Batches exactly as make_reference_plan, and at the same point: before the owner checks.
 template <class SrcLayout, class DstLayout>
-void plan_grid_batches(CompactPlan& plan, const SrcLayout& src, const DstLayout& dst,
-                       const Region& r, int comm_size, const PlanOptions& options) {
+void plan_grid_batches(Plan& plan, const SrcLayout& src, const DstLayout& dst, const Region& r,
+                       int comm_size, const PlanOptions& options) {
   Batching batching = plan_batches(src, dst, r, comm_size, options.batch, options.max_buffer_bytes,
                                    options.element_bytes);
   plan.batch = batching.batch;
@@ -77,10 +77,10 @@ void plan_grid_batches(CompactPlan& plan, const SrcLayout& src, const DstLayout&
     d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
 }
 
-/// Owners: make_plan's checks, per coordinate pair instead of per tile (a tile's owner
-/// is its coordinates'). First the share check; then, as make_plan's receiving loop,
+/// Owners: make_reference_plan's checks, per coordinate pair instead of per tile (a tile's owner
+/// is its coordinates'). First the share check; then, as make_reference_plan's receiving loop,
 /// the source owners feeding this rank's target tiles; then, as its sending loop, the
-/// target owners fed by this rank's source tiles. A rank throws exactly when make_plan
+/// target owners fed by this rank's source tiles. A rank throws exactly when make_reference_plan
 /// would; the tile named is the first touched one with the offending coordinates.
 template <class SrcLayout, class DstLayout>
 void check_grid_owners(const SrcLayout& src, const DstLayout& dst, const AxisGroups& rows,
@@ -134,8 +134,8 @@ struct BatchSlices {
 /// a boundary cuts (only where the budget splits a source tile column) becomes one
 /// single-member group per batch, appended to plan.col_groups after the scanned groups in
 /// (class, piece) order, the same on every rank.
-inline BatchSlices slice_columns_by_batch(CompactPlan& plan, const AxisGroups& cols,
-                                          const Region& r, const GridCoords& g) {
+inline BatchSlices slice_columns_by_batch(Plan& plan, const AxisGroups& cols, const Region& r,
+                                          const GridCoords& g) {
   std::vector<std::pair<index_t, ColumnSlice>> batch_slices;  // (batch, slice)
   const std::vector<index_t>& bc = plan.batch_columns;
   const index_t origin = r.dst_origin.j;
@@ -196,7 +196,7 @@ inline BatchSlices slice_columns_by_batch(CompactPlan& plan, const AxisGroups& c
 /// Families, batch by batch: column slice outer, row groups inner; bucketed by peer into
 /// plan.send, plan.recv and plan.local.
 template <class SD, class DD>
-void add_grid_families(CompactPlan& plan, const AxisGroups& rows, const BatchSlices& by_batch,
+void add_grid_families(Plan& plan, const AxisGroups& rows, const BatchSlices& by_batch,
                        const GridCoords& g, const SD& sd, const DD& dd, int rank, int comm_size) {
   std::vector<std::vector<BlockFamily>> to(static_cast<std::size_t>(comm_size));
   std::vector<std::vector<BlockFamily>> from(static_cast<std::size_t>(comm_size));
@@ -255,7 +255,7 @@ void add_grid_families(CompactPlan& plan, const AxisGroups& rows, const BatchSli
 }
 
 /// Target tiles and their categories: outer product of the per-axis histograms.
-inline void add_grid_categories(CompactPlan& plan, const AxisGroups& rows, const AxisGroups& cols,
+inline void add_grid_categories(Plan& plan, const AxisGroups& rows, const AxisGroups& cols,
                                 const GridCoords& g) {
   for (int qt = 0; qt < g.Qt; ++qt)
     for (const int pt : g.dst_rows_of_col[static_cast<std::size_t>(qt)])
@@ -270,9 +270,9 @@ inline void add_grid_categories(CompactPlan& plan, const AxisGroups& rows, const
 /// The grid path: steps 1 to 7 of the file comment, then the statistics that follow from
 /// the families (family_stats).
 template <class SrcLayout, class DstLayout>
-CompactPlan grid_compact_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-                              int comm_size, const PlanOptions& options) {
-  CompactPlan plan;
+Plan grid_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               const PlanOptions& options) {
+  Plan plan;
   plan.rank = rank;
   plan.comm_size = comm_size;
   plan.options = options;

@@ -1,18 +1,18 @@
 #pragma once
-/// @file plan/tile_compact_plan.hpp
-/// The compact plan's fallback path (plan/compact_plan.hpp): any pair of distributions that
-/// are not both grids. make_plan's per-segment enumeration (only the tiles this rank owns),
-/// whose consecutive row pieces of one column piece for one peer are merged into one
-/// family where they form a strided run. Cost: that of make_plan.
+/// @file plan/tile_plan.hpp
+/// The compact plan's fallback path (plan.hpp): any pair of distributions that
+/// are not both grids. make_reference_plan's per-segment enumeration (only the tiles this rank
+/// owns), whose consecutive row pieces of one column piece for one peer are merged into one family
+/// where they form a strided run. Cost: that of make_reference_plan.
 
 #include <cstddef>
 #include <vector>
 
 #include <redist/config.hpp>
-#include <redist/plan.hpp>
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/compact_plan_type.hpp>
+#include <redist/plan/plan_type.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 
@@ -24,7 +24,7 @@ namespace redist::detail {
 /// merge alike.
 template <class SrcLayout, class DstLayout>
 void families_of_segments(const std::vector<PlannedSegment>& segments, const SrcLayout& src,
-                          const DstLayout& dst, CompactPlan& plan, FamilyList& d) {
+                          const DstLayout& dst, Plan& plan, FamilyList& d) {
   const auto group = [](const Piece& p, index_t piece, const auto& src_axis, const auto& dst_axis) {
     return single_group(p, piece, src_axis.begin(p.src_tile) + p.src_offset,
                         dst_axis.begin(p.dst_tile) + p.dst_offset);
@@ -64,12 +64,12 @@ void families_of_segments(const std::vector<PlannedSegment>& segments, const Src
   }
 }
 
-/// The fallback: make_plan's per-segment enumeration, merged into families.
+/// The fallback: make_reference_plan's per-segment enumeration, merged into families.
 template <class SrcLayout, class DstLayout>
-CompactPlan tile_compact_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-                              int comm_size, const PlanOptions& options) {
-  const Plan segments = make_plan(src, dst, r, rank, comm_size, options);
-  CompactPlan plan;
+Plan tile_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               const PlanOptions& options) {
+  const ReferencePlan segments = make_reference_plan(src, dst, r, rank, comm_size, options);
+  Plan plan;
   plan.rank = rank;
   plan.comm_size = comm_size;
   plan.options = options;

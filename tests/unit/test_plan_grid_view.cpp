@@ -1,7 +1,7 @@
 // Grids known at run time (plan/grid_view.hpp): a tools::SpecDistribution holding a
 // BlockCyclic, a Relabeled or transposed one, plans on the compact plan's per-axis path,
 // exactly as the BlockCyclic itself plans (same groups, families, messages, batches and
-// statistics), and, relabeled, moves what make_plan's per-segment enumeration moves. A
+// statistics), and, relabeled, moves what make_reference_plan's per-segment enumeration moves. A
 // SpecDistribution that holds no grid keeps the per-segment path. Then issue 22, point 4:
 // the element-cyclic pair that redist-run builds (1x1 tiles, 1x2 -> 2x1 on 2 ranks) does
 // the same planning work at 2048^2, 8192^2 and 16384^2.
@@ -16,8 +16,8 @@
 #include <redist/distributions/relabeled.hpp>
 #include <redist/layout.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/compact_plan.hpp>
 #include <redist/plan/grid_view.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tools/spec_distribution.hpp>
@@ -55,7 +55,7 @@ void check_same_messages(const std::vector<Message>& got, const std::vector<Mess
 }
 
 /// Two compact plans describe the same move the same way.
-void check_same_plan(const CompactPlan& got, const CompactPlan& want) {
+void check_same_plan(const Plan& got, const Plan& want) {
   CHECK(got.per_axis == want.per_axis);
   CHECK(got.batch == want.batch);
   CHECK(got.batches == want.batches);
@@ -64,7 +64,7 @@ void check_same_plan(const CompactPlan& got, const CompactPlan& want) {
   CHECK(got.packed_pieces == want.packed_pieces);
   CHECK(got.row_groups == want.row_groups);
   CHECK(got.col_groups == want.col_groups);
-  for (const auto d : {&CompactPlan::send, &CompactPlan::recv, &CompactPlan::local}) {
+  for (const auto d : {&Plan::send, &Plan::recv, &Plan::local}) {
     CHECK((got.*d).families == (want.*d).families);
     check_same_messages((got.*d).messages, (want.*d).messages);
     CHECK((got.*d).batch_elements == (want.*d).batch_elements);
@@ -82,9 +82,9 @@ void check_same_plan(const CompactPlan& got, const CompactPlan& want) {
   CHECK(got.stats.buffer_elements == want.stats.buffer_elements);
 }
 
-/// The compact plan moves what make_plan moves: statistics, batches, and the elements of
+/// The compact plan moves what make_reference_plan moves: statistics, batches, and the elements of
 /// every (peer, batch) message.
-void check_moves_as(const CompactPlan& got, const Plan& want) {
+void check_moves_as(const Plan& got, const ReferencePlan& want) {
   CHECK(got.batches == want.batches);
   CHECK(got.batch_columns == want.batch_columns);
   CHECK(got.stats.elements_sent == want.stats.elements_sent);
@@ -146,34 +146,34 @@ TEST_CASE("compact plan: grids known at run time plan as their grids, on random 
     for (int rank = 0; rank < np; ++rank) {
       CAPTURE(rank);
       const auto plan = [&](const auto& src, const auto& dst) {
-        return make_compact_plan(src, dst, r, rank, np, o);
+        return make_plan(src, dst, r, rank, np, o);
       };
       const std::string error =
           test::message_of<invalid_argument>([&] { plan(grid_src, grid_dst); });
       // Relabeled: the roles' owners move, so against the per-segment enumeration (a budget
       // below the minimum: the same error).
       const std::string relabeled_error = test::message_of<invalid_argument>(
-          [&] { make_plan(spec_src, relabeled_dst, r, rank, np, o); });
+          [&] { make_reference_plan(spec_src, relabeled_dst, r, rank, np, o); });
       CHECK(test::message_of<invalid_argument>([&] { plan(spec_src, relabeled_dst); }) ==
             relabeled_error);
       if (relabeled_error == "<no exception>") {
-        const CompactPlan got = plan(spec_src, relabeled_dst);
+        const Plan got = plan(spec_src, relabeled_dst);
         CHECK(got.per_axis);
-        check_moves_as(got, make_plan(spec_src, relabeled_dst, r, rank, np, o));
+        check_moves_as(got, make_reference_plan(spec_src, relabeled_dst, r, rank, np, o));
         check_same_plan(plan(grid_src, relabeled_grid_dst), got);
       }
       if (error != "<no exception>") {
         CHECK(test::message_of<invalid_argument>([&] { plan(spec_src, spec_dst); }) == error);
         continue;
       }
-      const CompactPlan want = plan(grid_src, grid_dst);
+      const Plan want = plan(grid_src, grid_dst);
       CHECK(want.per_axis);
       check_same_plan(plan(spec_src, spec_dst), want);
       check_same_plan(plan(grid_src, spec_dst), want);
       check_same_plan(plan(spec_src, grid_dst), want);
       // Transposed (what --op t plans): as the transposed BlockCyclic.
       const auto transposed_plan = [&](const auto& src, const auto& dst) {
-        return make_compact_plan(transposed(src), dst, rt, rank, np, o);
+        return make_plan(transposed(src), dst, rt, rank, np, o);
       };
       const std::string t_error =
           test::message_of<invalid_argument>([&] { transposed_plan(grid_src, grid_dst); });
@@ -195,12 +195,12 @@ TEST_CASE("compact plan: a SpecDistribution that holds no grid keeps the per-seg
       Relabeled<SpecDistribution>(SpecDistribution(RandomDistribution(3, 9)), {2, 0, 1})};
   const Region r = Region::whole({40, 30});
   for (int rank = 0; rank < 3; ++rank) {
-    const CompactPlan p = make_compact_plan(src, dst, r, rank, 3);
+    const Plan p = make_plan(src, dst, r, rank, 3);
     CHECK_FALSE(p.per_axis);
-    check_moves_as(p, make_plan(src, dst, r, rank, 3));
-    const CompactPlan q = make_compact_plan(dst, relabeled, r, rank, 3);
+    check_moves_as(p, make_reference_plan(src, dst, r, rank, 3));
+    const Plan q = make_plan(dst, relabeled, r, rank, 3);
     CHECK_FALSE(q.per_axis);
-    check_moves_as(q, make_plan(dst, relabeled, r, rank, 3));
+    check_moves_as(q, make_reference_plan(dst, relabeled, r, rank, 3));
   }
 }
 
@@ -225,7 +225,7 @@ TEST_CASE("compact plan: redist-run's 1x1 element-cyclic pair, the same work at 
       CAPTURE(rank);
       // PlanOptions' default budget (1 GiB of doubles): at 16384^2 the region (2 GiB) and
       // each rank's holdings (2 GiB) exceed it, its send + receive (1 GiB) does not.
-      const CompactPlan p = make_compact_plan(src, dst, Region::whole({N, N}), rank, 2);
+      const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 2);
       CHECK(p.per_axis);
       CHECK(p.batches == 1);
       const index_t q = N * N / 4;
