@@ -40,8 +40,8 @@
 #include <redist/layout.hpp>
 #include <redist/plan/grid_plan.hpp>
 #include <redist/plan/grid_view.hpp>
+#include <redist/plan/plan_inputs.hpp>
 #include <redist/plan/plan_type.hpp>
-#include <redist/plan/reference_plan.hpp>
 #include <redist/plan/tile_plan.hpp>
 #include <redist/region.hpp>
 
@@ -70,9 +70,7 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
   Plan plan;
   const auto empty_grid_plan = [&] {
-    plan.rank = rank;
-    plan.comm_size = comm_size;
-    plan.options = options;
+    plan = Plan(rank, comm_size, options);
     plan.per_axis = true;
   };
   if constexpr (GridDistribution<SD> && GridDistribution<DD>) {

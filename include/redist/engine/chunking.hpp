@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <redist/plan.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 
 namespace redist {
 

@@ -37,7 +37,7 @@
 
 #include <redist/config.hpp>
 #include <redist/plan/axis_groups.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 
 namespace redist {
 
