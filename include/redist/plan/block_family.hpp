@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/block_family.hpp
-/// Block families, the unit of the compact plan, and the one definition of the order and
+/// Block families, the unit of the plan, and the one definition of the order and
 /// buffer layout of the messages built from them.
 ///
 /// A family is (row group) x (column group): the Cartesian product of a strided run of

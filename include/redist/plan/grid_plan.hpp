@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/grid_plan.hpp
-/// The compact plan's grid path (plan.hpp): both distributions are grids, so
+/// The plan's grid path (plan.hpp): both distributions are grids, so
 /// every step works per grid coordinate and per axis, never per tile. grid_plan
 /// runs the steps in this order:
 /// 1. grid_coords: this rank's coordinates on each side;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/plan_parts.hpp
-/// Several matrices in one exchange: the compact plans of K parts (each its own source,
+/// Several matrices in one exchange: the plans of K parts (each its own source,
 /// target and region, layouts free to differ) merged into one plan whose message
 /// (peer, batch) carries the families of every part between the two ranks, so a move
 /// of K matrices sends one message per peer per batch, not K.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/tile_plan.hpp
-/// The compact plan's fallback path (plan.hpp): any pair of distributions that
+/// The plan's fallback path (plan.hpp): any pair of distributions that
 /// are not both grids. make_reference_plan's per-segment enumeration (only the tiles this rank
 /// owns), whose consecutive row pieces of one column piece for one peer are merged into one family
 /// where they form a strided run. Cost: that of make_reference_plan.
