@@ -167,9 +167,9 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
     double segment_seconds, segment_memory;  ///< the per-segment plan; < 0: not run
   };
   std::vector<Row> rows;
-  // Rank 0's compact plan of the whole M x M matrix, best of 3.
-  const auto compact = [&](const std::string& series, index_t M, int ranks, const auto& src,
-                           const auto& dst) {
+  // Rank 0's plan of the whole M x M matrix, best of 3.
+  const auto timed_plan = [&](const std::string& series, index_t M, int ranks, const auto& src,
+                              const auto& dst) {
     Row row{series, M, ranks, 1e30, 0, 0, 0, 0, -1, -1};
     for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
       const double t0 = now();
@@ -195,7 +195,7 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
       const BcLayout dst{shape_of(M, M, dst_tile, dst_tile),
                          redist::BlockCyclic(dst_grid.first, dst_grid.second, 1, 1, dst_first)};
       const redist::Region whole = redist::Region::whole({M, M});
-      Row row = compact(series, M, ranks, src, dst);
+      Row row = timed_plan(series, M, ranks, src, dst);
       if (per_segment) {
         row.segment_seconds = 1e30;
         for (int k = 0; k < (o.quick ? 1 : 3); ++k) {
@@ -228,7 +228,7 @@ void plan_scaling(const mpi::communicator& comm, const Options& o, Report& repor
       const redist::Layout dst{
           shape_of(M, M, 1, 1),
           redist::Relabeled<SpecDistribution>(SpecDistribution(redist::BlockCyclic(2, 1)), {0, 1})};
-      rows.push_back(compact("cyclic-spec", M, 2, src, dst));
+      rows.push_back(timed_plan("cyclic-spec", M, 2, src, dst));
     }
     std::printf(
         "\n== suite plan-scaling (rank 0 of R virtual ranks; strong, weak: 64x64 -> "

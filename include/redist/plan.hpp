@@ -1,11 +1,12 @@
 #pragma once
 /// @file plan.hpp
-/// The compact plan: one rank's part of a redistribution as families of strided block
-/// copies (block_family.hpp) per peer and batch, with the statistics of plan/reference_plan.hpp's
-/// per-segment plan computed from them by arithmetic. Pure: no MPI, no Kokkos.
+/// make_plan and Plan, the plan that runs: one rank's part of a redistribution as families
+/// of strided block copies (block_family.hpp) per peer and batch, with the statistics of
+/// the per-segment reference (ReferencePlan, plan/reference_plan.hpp) computed from them by
+/// arithmetic. Pure: no MPI, no Kokkos.
 ///
-/// It describes exactly what make_reference_plan describes (Cao et al. 2021, "Evaluating data
-/// redistribution in PaRSEC", section 3, Algorithm 1: every segment of every target
+/// It describes exactly what make_reference_plan describes (Cao et al. 2021, "Evaluating
+/// data redistribution in PaRSEC", section 3, Algorithm 1: every segment of every target
 /// tile, sent when remote and copied when local), but groups the segments:
 ///
 /// - Grid distributions on both sides (GridDistribution): the owner of a tile depends on
@@ -16,19 +17,20 @@
 ///   Prylli and Tourancheau 1996, section 4.3); the families of a message are the
 ///   products of its row groups and its column groups, columns split at batch
 ///   boundaries (a member that a boundary cuts becomes one single-member group per batch,
-///   kept after the scanned groups). Cost: O(pieces per lcm period + families) time with uniform
-///   tiles and block-cyclic distributions, O(pieces per axis + families) otherwise, and O(groups +
-///   families) memory; nothing proportional to the number of segments.
+///   kept after the scanned groups). Cost: O(pieces per lcm period + families) time with
+///   uniform tiles and block-cyclic distributions, O(pieces per axis + families)
+///   otherwise, and O(groups + families) memory; nothing proportional to the number of
+///   segments.
 ///   Distributions that are grids only at run time (tools::SpecDistribution holding a
 ///   BlockCyclic, a relabeling of one) take this path through their grid view
 ///   (plan/grid_view.hpp).
 /// - Any other pair (random, owner table, band, user types, or one grid side only):
-///   the per-segment enumeration of make_reference_plan (only the tiles this rank owns), whose
-///   consecutive row pieces of one column piece for one peer are merged into one family
-///   where they form a strided run. Cost: that of make_reference_plan.
+///   the per-segment enumeration of make_reference_plan (only the tiles this rank owns),
+///   whose consecutive row pieces of one column piece for one peer are merged into one
+///   family where they form a strided run. Cost: that of make_reference_plan.
 ///
-/// Statistics equal make_reference_plan's exactly; for the grid path the categories are the
-/// outer product of per-axis histograms of min(pieces per target tile, 3).
+/// Statistics equal make_reference_plan's exactly; for the grid path the categories are
+/// the outer product of per-axis histograms of min(pieces per target tile, 3).
 ///
 /// The class is in plan/plan_type.hpp, the grid path in plan/grid_plan.hpp,
 /// the fallback in plan/tile_plan.hpp; this file chooses between them.
@@ -40,8 +42,8 @@
 #include <redist/layout.hpp>
 #include <redist/plan/grid_plan.hpp>
 #include <redist/plan/grid_view.hpp>
+#include <redist/plan/plan_inputs.hpp>
 #include <redist/plan/plan_type.hpp>
-#include <redist/plan/reference_plan.hpp>
 #include <redist/plan/tile_plan.hpp>
 #include <redist/region.hpp>
 
@@ -70,9 +72,7 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
   Plan plan;
   const auto empty_grid_plan = [&] {
-    plan.rank = rank;
-    plan.comm_size = comm_size;
-    plan.options = options;
+    plan = Plan(rank, comm_size, options);
     plan.per_axis = true;
   };
   if constexpr (GridDistribution<SD> && GridDistribution<DD>) {

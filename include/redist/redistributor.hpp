@@ -27,8 +27,8 @@
 #include <redist/executor.hpp>
 #include <redist/part.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/plan/plan_parts.hpp>
-#include <redist/plan/reference_plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
 #include <redist/task_graph.hpp>

@@ -5,7 +5,7 @@
 ///
 /// A transposed move is planned as a plain move from the *transposed view* of the
 /// source layout (its tile rows are the source's tile columns, tile (m, n) belongs to
-/// the owner of source tile (n, m)), so the nine categories, the compact plan and the
+/// the owner of source tile (n, m)), so the nine categories, the plan and the
 /// task graph apply to op(A) unchanged; only the copies that read the source read it
 /// transposed (copy/strided_copy.hpp), and only the copies that write the target scale
 /// (copy/element_op.hpp).
@@ -49,7 +49,7 @@ class TransposedShape {
 
 /// A distribution seen transposed: tile (m, n) belongs to the owner of d's tile (n, m).
 /// A grid distribution stays one (grid and coordinates swapped), so transposed moves
-/// take the compact plan's per-axis path; a stated period (super_tile) is kept.
+/// take the plan's per-axis path; a stated period (super_tile) is kept.
 template <Distribution D>
 class TransposedDistribution {
  public:

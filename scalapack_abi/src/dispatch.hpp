@@ -30,7 +30,7 @@
 
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/scalapack.hpp>
 
 #include "blacs.hpp"

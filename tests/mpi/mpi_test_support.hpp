@@ -138,8 +138,8 @@ inline std::vector<int> reference_nodes(const boost::mpi::communicator& comm, in
 }
 
 /// How many of this rank's sends go to a rank of its own node (reference_nodes).
-template <class Plan>
-index_t intra_node_sends(const Plan& plan, const std::vector<int>& node, int me) {
+template <class P>
+index_t intra_node_sends(const P& plan, const std::vector<int>& node, int me) {
   index_t n = 0;
   for (const auto& m : plan.send.messages)
     n += node[static_cast<std::size_t>(m.peer)] == node[static_cast<std::size_t>(me)] ? 1 : 0;

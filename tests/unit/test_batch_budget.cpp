@@ -171,7 +171,7 @@ void check_budget(const Config<SD, DD>& c, const std::vector<std::vector<index_t
     };
     for (const PlannedSegment& ps : p.recv.segments) in_batch(ps);
     for (const PlannedSegment& ps : p.local) in_batch(ps);
-    // The compact plan's column members too.
+    // The plan's column members too.
     for (const FamilyList* d : {&cp.send, &cp.recv, &cp.local})
       for (const Message& m : d->messages)
         for (index_t f = m.first; f < m.first + m.count; ++f) {

@@ -1,5 +1,5 @@
 // Elements between nodes (plan/node_traffic.hpp): the worked example of the header, then
-// random layouts on random node groupings, where every rank's count from the compact plan
+// random layouts on random node groupings, where every rank's count from the plan
 // equals a brute force over make_reference_plan's segments, and the sum over ranks equals
 // split_transfers' inter_node of the P x P volume matrix (relabel.hpp) with no relabeling;
 // and after best_node_relabeling, the plans of the relabeled target send the fewest elements
@@ -70,8 +70,7 @@ TEST_CASE("node traffic: the worked example of plan/node_traffic.hpp") {
   CHECK(each.elements_received_inter_node == 7);
 }
 
-TEST_CASE(
-    "node traffic: the compact plan's count is a brute force over make_reference_plan's segments") {
+TEST_CASE("node traffic: the plan's count is a brute force over make_reference_plan's segments") {
   test::Rng g(20261126);
   for (int trial = 0; trial < 200; ++trial) {
     CAPTURE(trial);
@@ -90,12 +89,13 @@ TEST_CASE(
     index_t sent = 0, received = 0;
     for (int r = 0; r < np; ++r) {
       CAPTURE(r);
-      const ReferencePlan plan = make_reference_plan(src, dst, region, r, np);
-      const Plan compact = make_plan(src, dst, region, r, np);
-      const PlanStats s = with_node_traffic(compact, nodes);
-      CHECK(s.elements_sent_inter_node == brute_force(plan.send.segments, r, nodes));
-      CHECK(s.elements_received_inter_node == brute_force(plan.recv.segments, r, nodes));
-      CHECK(with_node_traffic(plan, nodes).elements_sent_inter_node == s.elements_sent_inter_node);
+      const ReferencePlan reference = make_reference_plan(src, dst, region, r, np);
+      const Plan plan = make_plan(src, dst, region, r, np);
+      const PlanStats s = with_node_traffic(plan, nodes);
+      CHECK(s.elements_sent_inter_node == brute_force(reference.send.segments, r, nodes));
+      CHECK(s.elements_received_inter_node == brute_force(reference.recv.segments, r, nodes));
+      CHECK(with_node_traffic(reference, nodes).elements_sent_inter_node ==
+            s.elements_sent_inter_node);
       CHECK(s.elements_sent_inter_node <= s.elements_sent);
       sent += s.elements_sent_inter_node;
       received += s.elements_received_inter_node;

@@ -1,10 +1,11 @@
-// The compact plan (plan.hpp) against the per-segment plan (plan/reference_plan.hpp), on every
-// rank of virtual communicators: expanding every family moves exactly what make_reference_plan
-// moves (every region element once, from the right source owner to the right target owner), message
-// sizes per (sender, receiver, batch) agree, both ends list the same families in the same order at
-// the same buffer offsets, statistics are equal, and errors are the same. Then the per-axis
-// compression (the worked example of plan/axis_groups.hpp, the lcm period) and the scale cases of
-// issue 9 (2000^2 and 10^6^2 with 1x1 tiles, 4000^2 4x4 -> 5x5).
+// The plan that runs (plan.hpp) against the per-segment reference (plan/reference_plan.hpp),
+// on every rank of virtual communicators: expanding every family moves exactly what
+// make_reference_plan moves (every region element once, from the right source owner to the
+// right target owner), message sizes per (sender, receiver, batch) agree, both ends list the
+// same families in the same order at the same buffer offsets, statistics are equal, and errors
+// are the same. Then the per-axis compression (the worked example of plan/axis_groups.hpp, the
+// lcm period) and the scale cases of issue 9 (2000^2 and 10^6^2 with 1x1 tiles, 4000^2 4x4 ->
+// 5x5).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -399,12 +400,11 @@ void run_random_configs(std::uint64_t seed, int count, bool expect_compression) 
   if (expect_compression) CHECK(totals.families < totals.segments);
 }
 
-TEST_CASE(
-    "compact plan: block-cyclic to block-cyclic moves exactly make_reference_plan's segments") {
+TEST_CASE("plan: block-cyclic to block-cyclic moves exactly make_reference_plan's segments") {
   run_random_configs<BlockCyclic, BlockCyclic>(0xC0FFEE, 300, true);
 }
 
-TEST_CASE("compact plan: uniform block-cyclic layouts, periods skipped, move the same") {
+TEST_CASE("plan: uniform block-cyclic layouts, periods skipped, move the same") {
   Rng g(0x5CA1E);
   Totals totals;
   for (int k = 0; k < 60; ++k) {
@@ -419,20 +419,20 @@ TEST_CASE("compact plan: uniform block-cyclic layouts, periods skipped, move the
   CHECK(totals.families * 4 < totals.segments);
 }
 
-TEST_CASE("compact plan: user grids (scattered, several coordinates per rank)") {
+TEST_CASE("plan: user grids (scattered, several coordinates per rank)") {
   run_random_configs<ScatteredGrid, BlockCyclic>(0xBEEF, 80, false);
   run_random_configs<BlockCyclic, ScatteredGrid>(0xFEED, 80, false);
   run_random_configs<ScatteredGrid, ScatteredGrid>(0xD00D, 80, false);
 }
 
-TEST_CASE("compact plan: fallback for random owners and mixed pairs") {
+TEST_CASE("plan: fallback for random owners and mixed pairs") {
   run_random_configs<RandomDistribution, RandomDistribution>(0xAB, 80, true);
   run_random_configs<BlockCyclic, RandomDistribution>(0xAC, 80, true);
   run_random_configs<RandomDistribution, BlockCyclic>(0xAD, 80, true);
   run_random_configs<OpaqueBlockCyclic, BlockCyclic>(0xAE, 80, true);
 }
 
-TEST_CASE("compact plan: the worked example of axis_groups.hpp") {
+TEST_CASE("plan: the worked example of axis_groups.hpp") {
   // 24 rows; source tiles of 2 on grid rows 0 1 0 1 ..., target tiles of 3 on 0 1 0 1 ...
   const Layout src{Tiling{UniformAxis<>(24, 2), UniformAxis<>(1, 1)}, BlockCyclic(2, 1)};
   const Layout dst{Tiling{UniformAxis<>(24, 3), UniformAxis<>(1, 1)}, BlockCyclic(2, 1)};
@@ -452,7 +452,7 @@ TEST_CASE("compact plan: the worked example of axis_groups.hpp") {
   CHECK(rows.dst_tiles_by_pieces(0) == std::array<index_t, 3>{0, 4, 0});
 }
 
-TEST_CASE("compact plan: uniform block-cyclic classes hold one group per piece of a period") {
+TEST_CASE("plan: uniform block-cyclic classes hold one group per piece of a period") {
   // 4000 rows, 4 -> 5 tiles, 2 -> 3 grid rows: period lcm(4*2, 5*3) = 120 elements, 48 pieces
   // (30 source + 24 target boundaries, 6 shared), shifted region: a few extra at the ends.
   const index_t M = 4000;
@@ -468,7 +468,7 @@ TEST_CASE("compact plan: uniform block-cyclic classes hold one group per piece o
   CHECK(pieces == rows.pieces());
 }
 
-TEST_CASE("compact plan: skipping whole periods gives the groups of a full scan") {
+TEST_CASE("plan: skipping whole periods gives the groups of a full scan") {
   Rng g(0x9E21);
   int skipped = 0;
   for (int k = 0; k < 500; ++k) {
@@ -513,7 +513,7 @@ TEST_CASE("compact plan: skipping whole periods gives the groups of a full scan"
   CHECK(skipped > 100);
 }
 
-TEST_CASE("compact plan: same errors as make_reference_plan") {
+TEST_CASE("plan: same errors as make_reference_plan") {
   using S = Tiling<UniformAxis<>, UniformAxis<>>;
   const Layout l{S{UniformAxis<>(10, 3), UniformAxis<>(10, 3)}, BlockCyclic(2, 1)};
   const Layout big{S{UniformAxis<>(10, 3), UniformAxis<>(10, 3)}, BlockCyclic(2, 3)};
@@ -545,7 +545,7 @@ TEST_CASE("compact plan: same errors as make_reference_plan") {
       });
 }
 
-TEST_CASE("compact plan: a grid owner outside the communicator fails on the same ranks") {
+TEST_CASE("plan: a grid owner outside the communicator fails on the same ranks") {
   // Each rank throws (a distribution_error naming the same side) exactly when make_reference_plan
   // does.
   Rng g(0xBAD);
@@ -588,7 +588,7 @@ index_t scan_bound(index_t src_tile, index_t src_grid, index_t dst_tile, index_t
   return 2 * (std::lcm(src_tile * src_grid, dst_tile * dst_grid) / dst_tile) + 2;
 }
 
-TEST_CASE("compact plan: 2000^2, 1x1 tiles, grids 1x2 -> 2x1 (issue 9)") {
+TEST_CASE("plan: 2000^2, 1x1 tiles, grids 1x2 -> 2x1 (issue 9)") {
   const index_t N = 2000;
   const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};
   const Layout dst{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(2, 1)};
@@ -625,7 +625,7 @@ TEST_CASE("compact plan: 2000^2, 1x1 tiles, grids 1x2 -> 2x1 (issue 9)") {
 }
 
 TEST_CASE(
-    "compact plan: equals make_reference_plan at 300^2 with 1x1 tiles, with a fraction of its "
+    "plan: equals make_reference_plan at 300^2 with 1x1 tiles, with a fraction of its "
     "work") {
   const index_t N = 300;
   const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};
@@ -636,19 +636,19 @@ TEST_CASE(
     const double segment_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     const Plan cp = make_plan(src, dst, Region::whole({N, N}), rank, 2);
-    const double compact_s = seconds_since(t0);
+    const double plan_s = seconds_since(t0);
     MESSAGE("300^2 1x1 rank ", rank, ": make_reference_plan ", segment_s * 1e3, " ms (",
-            p.memory_bytes(), " bytes), compact ", compact_s * 1e3, " ms (", cp.memory_bytes(),
+            p.memory_bytes(), " bytes), make_plan ", plan_s * 1e3, " ms (", cp.memory_bytes(),
             " bytes)");
     check_stats(cp.stats, p.stats);
-    // make_reference_plan visits each of the rank's 45000 target tiles; the compact plan scans a
+    // make_reference_plan visits each of the rank's 45000 target tiles; the plan scans a
     // period per axis.
     CHECK(cp.scanned_tiles <= scan_bound(1, 1, 1, 2) + scan_bound(1, 2, 1, 1));
     CHECK(cp.scanned_tiles * 1000 < p.stats.dst_tiles);
   }
 }
 
-TEST_CASE("compact plan: 4000^2, 4x4 -> 5x5 tiles, grids 2x2 -> 3x3 (issue 9)") {
+TEST_CASE("plan: 4000^2, 4x4 -> 5x5 tiles, grids 2x2 -> 3x3 (issue 9)") {
   const index_t N = 4000;
   const Layout src{Uniform{UniformAxis<>(N, 4), UniformAxis<>(N, 4)}, BlockCyclic(2, 2)};
   const Layout dst{Uniform{UniformAxis<>(N, 5), UniformAxis<>(N, 5)}, BlockCyclic(3, 3)};
@@ -682,8 +682,7 @@ TEST_CASE("compact plan: 4000^2, 4x4 -> 5x5 tiles, grids 2x2 -> 3x3 (issue 9)") 
   check_stats(make_plan(src, dst, Region::whole({N, N}), 0, 9).stats, p.stats);
 }
 
-TEST_CASE(
-    "compact plan: 10^6 x 10^6, 64 x 64 -> 100 x 80 tiles, 16384 ranks, as make_reference_plan") {
+TEST_CASE("plan: 10^6 x 10^6, 64 x 64 -> 100 x 80 tiles, 16384 ranks, as make_reference_plan") {
   const index_t N = 1000000;
   const Layout src{Uniform{UniformAxis<>(N, 64), UniformAxis<>(N, 64)}, BlockCyclic(128, 128)};
   const Layout dst{Uniform{UniformAxis<>(N, 100), UniformAxis<>(N, 80)}, BlockCyclic(64, 256)};
@@ -694,9 +693,9 @@ TEST_CASE(
     const double segment_s = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
     const Plan cp = make_plan(src, dst, Region::whole({N, N}), rank, 16384);
-    const double compact_s = seconds_since(t0);
+    const double plan_s = seconds_since(t0);
     MESSAGE("10^6^2 64->100x80 rank ", rank, ": make_reference_plan ", segment_s * 1e3, " ms (",
-            p.memory_bytes(), " bytes), compact ", compact_s * 1e3, " ms (", cp.memory_bytes(),
+            p.memory_bytes(), " bytes), make_plan ", plan_s * 1e3, " ms (", cp.memory_bytes(),
             " bytes, ", cp.batches, " batches)");
     CHECK(cp.batches == p.batches);
     check_stats(cp.stats, p.stats);
@@ -706,7 +705,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("compact plan: 10^6 x 10^6, 1x1 tiles, grids 1x2 -> 2x1") {
+TEST_CASE("plan: 10^6 x 10^6, 1x1 tiles, grids 1x2 -> 2x1") {
   const index_t N = 1000000;
   const Layout src{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(1, 2)};
   const Layout dst{Uniform{UniformAxis<>(N, 1), UniformAxis<>(N, 1)}, BlockCyclic(2, 1)};

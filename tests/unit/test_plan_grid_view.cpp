@@ -1,5 +1,5 @@
 // Grids known at run time (plan/grid_view.hpp): a tools::SpecDistribution holding a
-// BlockCyclic, a Relabeled or transposed one, plans on the compact plan's per-axis path,
+// BlockCyclic, a Relabeled or transposed one, plans on the plan's per-axis path,
 // exactly as the BlockCyclic itself plans (same groups, families, messages, batches and
 // statistics), and, relabeled, moves what make_reference_plan's per-segment enumeration moves. A
 // SpecDistribution that holds no grid keeps the per-segment path. Then issue 22, point 4:
@@ -54,7 +54,7 @@ void check_same_messages(const std::vector<Message>& got, const std::vector<Mess
   }
 }
 
-/// Two compact plans describe the same move the same way.
+/// Two plans describe the same move the same way.
 void check_same_plan(const Plan& got, const Plan& want) {
   CHECK(got.per_axis == want.per_axis);
   CHECK(got.batch == want.batch);
@@ -82,7 +82,7 @@ void check_same_plan(const Plan& got, const Plan& want) {
   CHECK(got.stats.buffer_elements == want.stats.buffer_elements);
 }
 
-/// The compact plan moves what make_reference_plan moves: statistics, batches, and the elements of
+/// The plan moves what make_reference_plan moves: statistics, batches, and the elements of
 /// every (peer, batch) message.
 void check_moves_as(const Plan& got, const ReferencePlan& want) {
   CHECK(got.batches == want.batches);
@@ -115,7 +115,7 @@ std::vector<int> random_permutation(Rng& g, int n) {
   return perm;
 }
 
-TEST_CASE("compact plan: grids known at run time plan as their grids, on random layouts") {
+TEST_CASE("plan: grids known at run time plan as their grids, on random layouts") {
   Rng g(0x6A1D5EE);
   constexpr test::AxisDraw axes{60, 7};
   constexpr test::BlockCyclicDraw grids{3, true, 4};
@@ -187,7 +187,7 @@ TEST_CASE("compact plan: grids known at run time plan as their grids, on random 
   CHECK(relabeled > 50);
 }
 
-TEST_CASE("compact plan: a SpecDistribution that holds no grid keeps the per-segment path") {
+TEST_CASE("plan: a SpecDistribution that holds no grid keeps the per-segment path") {
   const Layout src{test::uniform(40, 30, 3, 4), SpecDistribution(RandomDistribution(3, 7))};
   const Layout dst{test::uniform(40, 30, 5, 2), SpecDistribution(BlockCyclic(3, 1))};
   const Layout relabeled{
@@ -211,7 +211,7 @@ struct Work {
   friend bool operator==(const Work&, const Work&) = default;
 };
 
-TEST_CASE("compact plan: redist-run's 1x1 element-cyclic pair, the same work at any size") {
+TEST_CASE("plan: redist-run's 1x1 element-cyclic pair, the same work at any size") {
   // The layouts as redist-run builds them for --src NxN/1x1/bc:1x2 --dst NxN/1x1/bc:2x1
   // (tile storage): run-time distributions, the target relabeled (the identity). Before
   // the grid view they took the per-segment path: 2.9 s and 420 MB at 2048^2 (bench/README.md).

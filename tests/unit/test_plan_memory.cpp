@@ -22,7 +22,7 @@ namespace {
 using namespace redist;
 using Uniform = Tiling<UniformAxis<>, UniformAxis<>>;
 
-/// Bytes of the elements a compact plan's containers hold (their sizes, not capacities).
+/// Bytes of the elements a plan's containers hold (their sizes, not capacities).
 std::size_t held_bytes(const Plan& p) {
   std::size_t bytes = (p.row_groups.size() + p.col_groups.size()) * sizeof(PieceGroup) +
                       p.batch_columns.size() * sizeof(index_t);
@@ -68,25 +68,25 @@ auto plans_of(index_t n, index_t tile) {
 
 TEST_CASE("plan memory: plan_bytes is the plans' containers and grows with their segments") {
   index_t last_segments = 0;
-  index_t last_compact = 0, last_plan = 0;
+  index_t last_plan = 0, last_reference = 0;
   for (const index_t n : {20, 60, 180}) {
     CAPTURE(n);
-    const auto [compact, plan] = plans_of<false>(n, 3);
+    const auto [plan, reference] = plans_of<false>(n, 3);
     // The per-segment path: one family per strided run of segments, so both grow.
-    REQUIRE(segments(compact.stats) == segments(plan.stats));
-    CHECK(segments(plan.stats) > last_segments);
-    CHECK(compact.stats.plan_bytes == static_cast<index_t>(compact.memory_bytes()));
-    CHECK(compact.stats.plan_bytes >= static_cast<index_t>(held_bytes(compact)));
+    REQUIRE(segments(plan.stats) == segments(reference.stats));
+    CHECK(segments(reference.stats) > last_segments);
     CHECK(plan.stats.plan_bytes == static_cast<index_t>(plan.memory_bytes()));
     CHECK(plan.stats.plan_bytes >= static_cast<index_t>(held_bytes(plan)));
-    CHECK(plan.stats.plan_bytes >=
-          segments(plan.stats) * static_cast<index_t>(sizeof(PlannedSegment)));
-    CHECK(compact.stats.plan_bytes > last_compact);
+    CHECK(reference.stats.plan_bytes == static_cast<index_t>(reference.memory_bytes()));
+    CHECK(reference.stats.plan_bytes >= static_cast<index_t>(held_bytes(reference)));
+    CHECK(reference.stats.plan_bytes >=
+          segments(reference.stats) * static_cast<index_t>(sizeof(PlannedSegment)));
     CHECK(plan.stats.plan_bytes > last_plan);
-    CHECK(compact.stats.schedule_bytes == 0);  // no Executor holds it
-    last_segments = segments(plan.stats);
-    last_compact = compact.stats.plan_bytes;
+    CHECK(reference.stats.plan_bytes > last_reference);
+    CHECK(plan.stats.schedule_bytes == 0);  // no Executor holds it
+    last_segments = segments(reference.stats);
     last_plan = plan.stats.plan_bytes;
+    last_reference = reference.stats.plan_bytes;
   }
 }
 

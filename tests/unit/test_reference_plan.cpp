@@ -1,7 +1,8 @@
-// Plans of every rank of a virtual communicator (no MPI) for many random configurations:
-// sender and receiver agree segment by segment, in order, with the same batch; received and
-// local segments partition the region exactly; statistics add up; and a block-cyclic plan
-// costs O(own tiles) even for a huge matrix on 16384 ranks.
+// The per-segment reference plan (plan/reference_plan.hpp), on every rank of a virtual
+// communicator (no MPI) for many random configurations: sender and receiver agree segment by
+// segment, in order, with the same batch; received and local segments partition the region
+// exactly; statistics add up; and a block-cyclic plan costs O(own tiles) even for a huge
+// matrix on 16384 ranks.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -220,7 +221,7 @@ void check_config(const Config& c) {
   CHECK(total.categories == want);
 }
 
-TEST_CASE("plan: random configurations on virtual communicators") {
+TEST_CASE("reference plan: random configurations on virtual communicators") {
   Rng g(0x5eed);
   for (int k = 0; k < 300; ++k) {
     const Config c = random_config(g);
@@ -231,7 +232,8 @@ TEST_CASE("plan: random configurations on virtual communicators") {
   }
 }
 
-TEST_CASE("plan: batch = 1 gives one batch per touched source tile column, both sides agree") {
+TEST_CASE(
+    "reference plan: batch = 1 gives one batch per touched source tile column, both sides agree") {
   const Layout src{Tiling{UniformAxis<>(30, 4), UniformAxis<>(30, 3)}, BlockCyclic(2, 2)};
   const Layout dst{Tiling{UniformAxis<>(30, 7), UniformAxis<>(30, 7)}, BlockCyclic(1, 4)};
   const Region r{{20, 20}, {5, 4}, {1, 2}};  // source columns 4..23: tiles 1..7
@@ -270,7 +272,9 @@ class CountingBlockCyclic : public BlockCyclic {
   Counts* counts_;
 };
 
-TEST_CASE("plan: block-cyclic planning is O(own tiles): 10^6 x 10^6, 64 x 64 tiles, 16384 ranks") {
+TEST_CASE(
+    "reference plan: block-cyclic planning is O(own tiles): 10^6 x 10^6, 64 x 64 tiles, 16384 "
+    "ranks") {
   const index_t N = 1000000;
   const BlockCyclic src_grid(128, 128), dst_grid(64, 256);
   CountingBlockCyclic::Counts src_asked, dst_asked;

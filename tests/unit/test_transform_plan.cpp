@@ -1,6 +1,6 @@
 // The geometry of op(A) and of triangles, by brute force, on every rank of virtual
 // communicators: a transposed target tile's category equals the count of distinct source
-// tiles along each axis; a masked compact plan covers every kept target element exactly
+// tiles along each axis; a masked plan covers every kept target element exactly
 // once (from its source owner, at its target owner) and no other, and both ends of every
 // message agree on its size.
 #include <map>

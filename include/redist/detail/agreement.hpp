@@ -28,7 +28,7 @@
 #include <redist/error.hpp>
 #include <redist/fingerprint.hpp>
 #include <redist/option_fields.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/region.hpp>
 
 namespace redist::detail {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file engine/bind_copies.hpp
-/// Binds the compact plan's families (plan/block_family.hpp) to memory: each slice of a
+/// Binds the plan's families (plan/block_family.hpp) to memory: each slice of a
 /// family (some of its column members, task_graph.hpp) becomes StridedCopies
 /// (copy/strided_copy.hpp) between two sides (engine/matrix_sides.hpp). A side is a matrix (its
 /// tiles), a message buffer (the family's dense column-major block) or a peer's source

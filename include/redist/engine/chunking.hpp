@@ -1,7 +1,7 @@
 #pragma once
 /// @file engine/chunking.hpp
 /// The engine's unit of work: messages and local copies cut into chunks (Cao et al. 2021,
-/// section 5: the task granularity that runs). A message of the compact plan
+/// section 5: the task granularity that runs). A message of the plan
 /// (plan.hpp) is cut into chunks of about `chunk_elements`, between column
 /// members of its families (each family is a dense column-major block of the buffer).
 /// Sender and receiver cut identically, so chunk k of a message is the same elements on
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include <redist/plan.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 
 namespace redist {
 

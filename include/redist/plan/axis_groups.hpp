@@ -1,7 +1,7 @@
 #pragma once
 /// @file plan/axis_groups.hpp
 /// (Over 350 lines: the scan below is one class, AxisGroups, kept beside its worked example.)
-/// The 1-D half of the compact plan: the pieces of one axis (see axis_cut.hpp), grouped
+/// The 1-D half of the plan: the pieces of one axis (see axis_cut.hpp), grouped
 /// by owner coordinates and compressed into strided runs, so that a block-cyclic to
 /// block-cyclic move is described by a few groups per axis however long the axis is.
 ///

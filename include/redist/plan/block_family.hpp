@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/block_family.hpp
-/// Block families, the unit of the compact plan, and the one definition of the order and
+/// Block families, the unit of the plan, and the one definition of the order and
 /// buffer layout of the messages built from them.
 ///
 /// A family is (row group) x (column group): the Cartesian product of a strided run of
@@ -37,7 +37,7 @@
 
 #include <redist/config.hpp>
 #include <redist/plan/axis_groups.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 
 namespace redist {
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/grid_plan.hpp
-/// The compact plan's grid path (plan.hpp): both distributions are grids, so
+/// The plan's grid path (plan.hpp): both distributions are grids, so
 /// every step works per grid coordinate and per axis, never per tile. grid_plan
 /// runs the steps in this order:
 /// 1. grid_coords: this rank's coordinates on each side;
@@ -21,8 +21,8 @@
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/batch_budget.hpp>
 #include <redist/plan/block_family.hpp>
+#include <redist/plan/plan_inputs.hpp>
 #include <redist/plan/plan_type.hpp>
-#include <redist/plan/reference_plan.hpp>
 #include <redist/region.hpp>
 
 namespace redist::detail {
@@ -69,10 +69,8 @@ void plan_grid_batches(Plan& plan, const SrcLayout& src, const DstLayout& dst, c
                        int comm_size, const PlanOptions& options) {
   Batching batching = plan_batches(src, dst, r, comm_size, options.batch, options.max_buffer_bytes,
                                    options.element_bytes);
-  plan.batch = batching.batch;
-  plan.batches = batching.batches();
-  plan.batch_columns = std::move(batching.columns);
   plan.packed_pieces = batching.packed_pieces;
+  plan.take_batches(std::move(batching));
   for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})
     d->batch_elements.assign(static_cast<std::size_t>(plan.batches), 0);
 }
@@ -272,10 +270,7 @@ inline void add_grid_categories(Plan& plan, const AxisGroups& rows, const AxisGr
 template <class SrcLayout, class DstLayout>
 Plan grid_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
                const PlanOptions& options) {
-  Plan plan;
-  plan.rank = rank;
-  plan.comm_size = comm_size;
-  plan.options = options;
+  Plan plan(rank, comm_size, options);
   plan.per_axis = true;
   const GridCoords g = grid_coords(src.distribution(), dst.distribution(), rank);
   AxisGroups rows = make_axis_groups<Axis::row>(src, dst, r, [&](int cs, int ct) {

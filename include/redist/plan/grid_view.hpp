@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/grid_view.hpp
-/// Grids known at run time. The compact plan's per-axis path (plan.hpp), whose cost
+/// Grids known at run time. The plan's per-axis path (plan.hpp), whose cost
 /// is one lcm period per axis, needs GridDistributions, a compile-time property. A
 /// distribution type that holds a grid only for some values (a run-time choice among
 /// distributions, as tools::SpecDistribution, which the command-line tool plans with; a

@@ -21,7 +21,7 @@
 
 #include <redist/error.hpp>
 #include <redist/index.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 
 namespace redist {
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/plan_parts.hpp
-/// Several matrices in one exchange: the compact plans of K parts (each its own source,
+/// Several matrices in one exchange: the plans of K parts (each its own source,
 /// target and region, layouts free to differ) merged into one plan whose message
 /// (peer, batch) carries the families of every part between the two ranks, so a move
 /// of K matrices sends one message per peer per batch, not K.
@@ -28,7 +28,7 @@
 #include <redist/part.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 #include <redist/transform.hpp>
 
 namespace redist {
@@ -48,10 +48,7 @@ inline Plan merge_parts(const std::vector<const Plan*>& parts) {
     plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
     return plan;
   }
-  Plan plan;
-  plan.rank = front.rank;
-  plan.comm_size = front.comm_size;
-  plan.options = front.options;
+  Plan plan(front.rank, front.comm_size, front.options);
   plan.batch = front.batch;
   plan.per_axis = true;
   // Groups are copied once per distinct plan: parts of one plan share them (a family's

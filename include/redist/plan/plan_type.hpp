@@ -1,7 +1,7 @@
 #pragma once
 /// @file plan/plan_type.hpp
-/// Plan: what one rank's compact plan holds (plan.hpp makes it), and
-/// the statistics that follow from its families alone.
+/// Plan: what one rank's plan holds (plan.hpp makes it), and the statistics that follow
+/// from its families alone.
 
 #include <algorithm>
 #include <cstddef>
@@ -10,23 +10,18 @@
 #include <redist/config.hpp>
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/block_family.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_header.hpp>
 
 namespace redist {
 
-/// One rank's compact plan. `send` messages go to target owners, `recv` messages come
-/// from source owners, `local` holds this rank's own copies grouped per batch as
+/// One rank's plan, the one that runs: its header (plan/plan_header.hpp) and its copies as
+/// block families. `send` messages go to target owners, `recv` messages come from source
+/// owners, `local` holds this rank's own copies grouped per batch as
 /// messages with peer == rank (their buffer fields follow the same layout but no buffer
 /// is needed for them). Group indices in families refer to row_groups / col_groups.
-class Plan {
+class Plan : public PlanHeader {
  public:
-  int rank = 0;
-  int comm_size = 1;
-  index_t batch = 1;    ///< source tile columns per batch (as ReferencePlan::batch)
-  index_t batches = 0;  ///< number of batches (as ReferencePlan::batches)
-  /// Region columns of each batch (as ReferencePlan::batch_columns); merge_parts leaves it empty.
-  std::vector<index_t> batch_columns;
-  PlanOptions options;
+  using PlanHeader::PlanHeader;
   bool per_axis = false;  ///< true: built from per-axis classes (both distributions grids)
   /// Target tiles the per-axis scans visited, rows plus columns (AxisGroups::scanned_tiles):
   /// the planning work, O(tiles per lcm period) with uniform tiles and block-cyclic grids;
@@ -43,7 +38,6 @@ class Plan {
   FamilyList send;
   FamilyList recv;
   FamilyList local;
-  PlanStats stats;
 
   /// The row members of family f as a group of their own.
   PieceGroup rows(const BlockFamily& f) const {

@@ -1,8 +1,11 @@
 #pragma once
 /// @file plan/reference_plan.hpp
-/// The per-rank plan (Cao et al. 2021, section 3, Algorithm 1, and section 5): what
-/// this rank sends to each peer, receives from each peer, and copies locally, as
-/// ordered segment lists. Pure: no MPI, no Kokkos, no element type.
+/// The per-segment plan, ReferencePlan (Cao et al. 2021, section 3, Algorithm 1, and
+/// section 5): what this rank sends to each peer, receives from each peer, and copies
+/// locally, as ordered segment lists. It is the reference that tests compare the plan that
+/// runs (Plan, plan.hpp) with, and the enumeration that Plan's fallback for non-grid
+/// distributions merges into families (plan/tile_plan.hpp). Pure: no MPI, no Kokkos, no
+/// element type.
 ///
 /// Sender and receiver derive the same order for the segments they exchange, without
 /// exchanging sizes: segments are ordered by (batch, peer, column piece, row piece),
@@ -18,17 +21,15 @@
 /// batch. Batches depend only on global quantities, so every rank agrees on them.
 
 #include <algorithm>
-#include <array>
-#include <cstdlib>
-#include <numeric>
-#include <string>
+#include <cstddef>
 #include <vector>
 
 #include <redist/axis_cut.hpp>
 #include <redist/distribution.hpp>
-#include <redist/error.hpp>
 #include <redist/layout.hpp>
 #include <redist/plan/batch_budget.hpp>
+#include <redist/plan/plan_header.hpp>
+#include <redist/plan/plan_inputs.hpp>
 #include <redist/plan/plan_options.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
@@ -46,17 +47,6 @@ struct PlannedSegment {
   index_t buffer_ld = 0;      ///< leading dimension of the segment in the buffer (remote only)
 };
 
-/// One message: segments [first, first + count) of a direction's list, for one peer
-/// and batch, occupying [buffer_offset, buffer_offset + elements) of the batch buffer.
-struct Message {
-  int peer = 0;
-  index_t batch = 0;
-  index_t first = 0;
-  index_t count = 0;
-  index_t elements = 0;
-  index_t buffer_offset = 0;
-};
-
 /// Everything one rank sends (or receives).
 struct Direction {
   std::vector<PlannedSegment> segments;  ///< sorted by (batch, peer, col, row piece)
@@ -65,51 +55,13 @@ struct Direction {
   index_t elements = 0;
 };
 
-/// Per-rank statistics of a plan (the cost model's M_send, M_receive, M_local, in
-/// elements; Cao et al. 2021, section 7.2).
-struct PlanStats {
-  index_t elements_sent = 0;
-  index_t elements_received = 0;
-  index_t elements_local = 0;
-  index_t messages_sent = 0;
-  index_t messages_received = 0;
-  index_t segments_sent = 0;
-  index_t segments_received = 0;
-  index_t segments_local = 0;
-  index_t dst_tiles = 0;                ///< target tiles of this rank that the region touches
-  std::array<index_t, 9> categories{};  ///< of those tiles, by category
-  index_t buffer_elements = 0;          ///< send + receive buffer of the largest batch
-  /// Heap bytes of the plan's own containers (capacity x element size of each; memory_bytes()).
-  /// PlanOptions::max_buffer_bytes bounds the buffers, not this: it grows with the segments
-  /// (make_reference_plan) or the families (the compact plan).
-  index_t plan_bytes = 0;
-  /// Heap bytes of what an Executor compiles from a compact plan and keeps: task graph,
-  /// schedule, bound copy programs (and their device copies), execution state. 0 for a plan
-  /// no Executor holds. Not bounded by max_buffer_bytes either.
-  index_t schedule_bytes = 0;
-  /// Nodes the communicator spans, and the elements this rank sends to / receives from
-  /// ranks on other nodes (the costlier of the two link classes, Cao et al. 2020, section
-  /// 4). Planning leaves 1, 0, 0: with_node_traffic (plan/node_traffic.hpp) fills them,
-  /// and a Redistributor's plan().stats has them filled.
-  int nodes = 1;
-  index_t elements_sent_inter_node = 0;
-  index_t elements_received_inter_node = 0;
-};
-
-class ReferencePlan {
+/// One rank's per-segment plan: its header (plan/plan_header.hpp) and its segments.
+class ReferencePlan : public PlanHeader {
  public:
-  int rank = 0;
-  int comm_size = 1;
-  index_t batch = 1;    ///< source tile columns per batch; 0 when widths vary (Batching)
-  index_t batches = 0;  ///< number of batches
-  /// Batch k moves region columns [batch_columns[k], batch_columns[k + 1]) (relative to
-  /// the region's first column); empty for an empty region.
-  std::vector<index_t> batch_columns;
-  PlanOptions options;
+  using PlanHeader::PlanHeader;
   Direction send;
   Direction recv;
   std::vector<PlannedSegment> local;  ///< sorted like the others; peer == rank
-  PlanStats stats;
 
   /// Heap bytes held by the plan: capacity x element size of each of its containers.
   std::size_t memory_bytes() const {
@@ -123,32 +75,6 @@ class ReferencePlan {
 };
 
 namespace detail {
-
-inline void check_owner(int owner, int comm_size, const char* side, TileIndex t) {
-  if (owner < 0 || owner >= comm_size) {
-    std::ostringstream os;
-    os << "redist: owner outside the communicator: " << side << ".owner(" << t << ") = " << owner
-       << " (communicator size = " << comm_size << ")";
-    throw distribution_error(os.str());
-  }
-}
-
-/// Checks the owner of every comm_size-th tile of `box` (column-major), starting at tile
-/// number `rank`: together the ranks check every tile the region touches, once, at
-/// O(box / comm_size) per rank. Without it an owner outside the communicator on both
-/// sides of some tiles would be looked up by no rank and those elements silently lost.
-/// Distributions that are OwnersInRange skip it: ranks() <= comm_size is checked already.
-template <class L>
-void check_owner_share(const L& layout, const TileBox& box, int rank, int comm_size,
-                       const char* side) {
-  if constexpr (!OwnersInRange<typename L::distribution_type>) {
-    const index_t rows = box.end.m - box.begin.m;
-    for (index_t k = rank; k < box.size(); k += comm_size) {
-      const TileIndex t{box.begin.m + k % rows, box.begin.n + k / rows};
-      check_owner(layout.owner(t), comm_size, side, t);
-    }
-  }
-}
 
 inline bool segment_order(const PlannedSegment& a, const PlannedSegment& b) {
   if (a.batch != b.batch) return a.batch < b.batch;
@@ -198,31 +124,6 @@ inline void finish_direction(Direction& d, index_t batches) {
   }
 }
 
-/// The input checks of make_reference_plan, shared by every planner so all report the same errors.
-/// @throws region_error, invalid_argument, distribution_error as make_reference_plan documents.
-template <class SrcLayout, class DstLayout>
-void check_plan_inputs(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-                       int comm_size, const PlanOptions& options) {
-  validate_region(r, src.shape(), dst.shape());
-  detail::require<invalid_argument>(comm_size > 0, "communicator size must be positive",
-                                    "comm_size", comm_size);
-  detail::require<invalid_argument>(0 <= rank && rank < comm_size, "rank outside the communicator",
-                                    "rank", rank);
-  validate_options(options);
-  detail::require<invalid_argument>(options.element_bytes >= 1, "element size must be positive",
-                                    "element_bytes", options.element_bytes);
-  if (src.ranks() > comm_size)
-    throw distribution_error(
-        detail::describe("source distribution needs more ranks than the communicator has",
-                         "src.ranks()", src.ranks()) +
-        " (communicator size = " + std::to_string(comm_size) + ")");
-  if (dst.ranks() > comm_size)
-    throw distribution_error(
-        detail::describe("target distribution needs more ranks than the communicator has",
-                         "dst.ranks()", dst.ranks()) +
-        " (communicator size = " + std::to_string(comm_size) + ")");
-}
-
 }  // namespace detail
 
 /// Plans rank `rank`'s part of moving region `r` from `src` to `dst`, among `comm_size`
@@ -239,19 +140,13 @@ ReferencePlan make_reference_plan(const SrcLayout& src, const DstLayout& dst, co
                                   int rank, int comm_size, PlanOptions options = {}) {
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
 
-  ReferencePlan plan;
-  plan.rank = rank;
-  plan.comm_size = comm_size;
-  plan.options = options;
+  ReferencePlan plan(rank, comm_size, options);
   if (r.empty()) return plan;
 
   const AxisCut rows(src.shape().rows(), dst.shape().rows(), r.axis<Axis::row>());
   const AxisCut cols(src.shape().cols(), dst.shape().cols(), r.axis<Axis::col>());
-  Batching batching = detail::plan_batches(src, dst, r, comm_size, options.batch,
-                                           options.max_buffer_bytes, options.element_bytes);
-  plan.batch = batching.batch;
-  plan.batches = batching.batches();
-  plan.batch_columns = std::move(batching.columns);
+  plan.take_batches(detail::plan_batches(src, dst, r, comm_size, options.batch,
+                                         options.max_buffer_bytes, options.element_bytes));
   // Column piece b in batches: parts [part_first[b], part_first[b + 1]), one unless a
   // batch boundary falls inside the piece.
   struct ColumnPart {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/tile_plan.hpp
-/// The compact plan's fallback path (plan.hpp): any pair of distributions that
+/// The plan's fallback path (plan.hpp): any pair of distributions that
 /// are not both grids. make_reference_plan's per-segment enumeration (only the tiles this rank
 /// owns), whose consecutive row pieces of one column piece for one peer are merged into one family
 /// where they form a strided run. Cost: that of make_reference_plan.
@@ -69,10 +69,7 @@ template <class SrcLayout, class DstLayout>
 Plan tile_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
                const PlanOptions& options) {
   const ReferencePlan segments = make_reference_plan(src, dst, r, rank, comm_size, options);
-  Plan plan;
-  plan.rank = rank;
-  plan.comm_size = comm_size;
-  plan.options = options;
+  Plan plan(rank, comm_size, options);
   plan.batch = segments.batch;
   plan.batches = segments.batches;
   plan.batch_columns = segments.batch_columns;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file plan/triangle_mask.hpp
-/// Masks a compact plan to a Triangle (triangle.hpp): only the kept elements of the
+/// Masks a plan to a Triangle (triangle.hpp): only the kept elements of the
 /// region stay in its families, so only they are packed, sent and copied, and the plan's
 /// statistics count only them.
 ///

@@ -40,7 +40,7 @@
 
 #include <redist/collective/collectively.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/plan/reference_plan.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>
 #include <redist/scalapack/layout.hpp>
