@@ -42,7 +42,6 @@
 
 #include <redist/engine/chunking.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/reference_plan.hpp>
 
 namespace redist {
 

@@ -74,9 +74,9 @@ struct PlanHeader {
   PlanStats stats;
 
   PlanHeader() = default;
-  /// The header of rank `rank`'s plan among `comm_size` ranks, before its batches are cut.
-  PlanHeader(int of_rank, int among, const PlanOptions& with)
-      : rank(of_rank), comm_size(among), options(with) {}
+  /// The header of rank `owner`'s plan among `ranks` ranks, before its batches are cut.
+  PlanHeader(int owner, int ranks, const PlanOptions& plan_options)
+      : rank(owner), comm_size(ranks), options(plan_options) {}
 
   /// Takes the batches planning cut (plan/batch_budget.hpp): batch, batches, batch_columns.
   void take_batches(Batching&& b) {
