@@ -29,11 +29,13 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/plan_checks.hpp"
 #include "unit_test_support.hpp"
 
 namespace {
 
 using namespace redist;
+using redist::test::check_stats;
 using test::Rng;
 
 std::uint64_t mix(std::uint64_t z) {
@@ -154,20 +156,6 @@ Config<BlockCyclic, BlockCyclic, Uniform> random_uniform_config(Rng& g) {
   PlanOptions o;
   o.batch = g.in(0, 12);
   return {std::move(src), std::move(dst), r, np, o};
-}
-
-void check_stats(const PlanStats& got, const PlanStats& want) {
-  CHECK(got.elements_sent == want.elements_sent);
-  CHECK(got.elements_received == want.elements_received);
-  CHECK(got.elements_local == want.elements_local);
-  CHECK(got.messages_sent == want.messages_sent);
-  CHECK(got.messages_received == want.messages_received);
-  CHECK(got.segments_sent == want.segments_sent);
-  CHECK(got.segments_received == want.segments_received);
-  CHECK(got.segments_local == want.segments_local);
-  CHECK(got.dst_tiles == want.dst_tiles);
-  CHECK(got.categories == want.categories);
-  CHECK(got.buffer_elements == want.buffer_elements);
 }
 
 /// Every member of g is the AxisCut piece it claims to be, at the global elements it claims;

@@ -25,11 +25,13 @@
 
 #include <doctest/doctest.h>
 
+#include "../support/plan_checks.hpp"
 #include "unit_test_support.hpp"
 
 namespace {
 
 using namespace redist;
+using redist::test::check_stats;
 using redist::tools::SpecDistribution;
 using test::Rng;
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
@@ -71,15 +73,7 @@ void check_same_plan(const Plan& got, const Plan& want) {
     CHECK((got.*d).elements == (want.*d).elements);
     CHECK((got.*d).segments == (want.*d).segments);
   }
-  CHECK(got.stats.elements_sent == want.stats.elements_sent);
-  CHECK(got.stats.elements_received == want.stats.elements_received);
-  CHECK(got.stats.elements_local == want.stats.elements_local);
-  CHECK(got.stats.segments_sent == want.stats.segments_sent);
-  CHECK(got.stats.segments_received == want.stats.segments_received);
-  CHECK(got.stats.segments_local == want.stats.segments_local);
-  CHECK(got.stats.dst_tiles == want.stats.dst_tiles);
-  CHECK(got.stats.categories == want.stats.categories);
-  CHECK(got.stats.buffer_elements == want.stats.buffer_elements);
+  check_stats(got.stats, want.stats);
 }
 
 /// The plan moves what make_reference_plan moves: statistics, batches, and the elements of
@@ -87,17 +81,7 @@ void check_same_plan(const Plan& got, const Plan& want) {
 void check_moves_as(const Plan& got, const ReferencePlan& want) {
   CHECK(got.batches == want.batches);
   CHECK(got.batch_columns == want.batch_columns);
-  CHECK(got.stats.elements_sent == want.stats.elements_sent);
-  CHECK(got.stats.elements_received == want.stats.elements_received);
-  CHECK(got.stats.elements_local == want.stats.elements_local);
-  CHECK(got.stats.segments_sent == want.stats.segments_sent);
-  CHECK(got.stats.segments_received == want.stats.segments_received);
-  CHECK(got.stats.segments_local == want.stats.segments_local);
-  CHECK(got.stats.messages_sent == want.stats.messages_sent);
-  CHECK(got.stats.messages_received == want.stats.messages_received);
-  CHECK(got.stats.dst_tiles == want.stats.dst_tiles);
-  CHECK(got.stats.categories == want.stats.categories);
-  CHECK(got.stats.buffer_elements == want.stats.buffer_elements);
+  check_stats(got.stats, want.stats);
   const auto sizes = [](const std::vector<Message>& ms) {
     std::map<std::tuple<int, index_t>, index_t> out;
     for (const Message& m : ms) out[{m.peer, m.batch}] += m.elements;
