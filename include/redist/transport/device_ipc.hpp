@@ -59,9 +59,10 @@ inline constexpr std::size_t segment_words = 3;
 
 /// cudaMalloc may carve small allocations out of a larger block, and a handle then maps
 /// the whole block, at its start: an allocation's offset in its block is not known to the
-/// reader. Blocks start at this alignment, so an allocation that starts at it is at offset
-/// 0 of its block and is mapped exactly; only those are exported (the others travel
-/// staged). Large allocations have blocks of their own and always qualify.
+/// reader. Only allocations that are at least this large and start at this alignment are
+/// exported, the ones cudaMalloc gives blocks of their own (a matrix's storage on a rank,
+/// typically); the others travel staged. The device suite checks every element of moves
+/// that take this path.
 inline constexpr std::uintptr_t block_alignment = std::uintptr_t{2} << 20;
 
 /// The sender's side, per message: the allocations that hold its segments, each exported
@@ -70,7 +71,7 @@ class Exports {
  public:
   /// Adds a segment at device address `p` with leading dimension `ld`; false (and nothing
   /// added) when `p` is not in an allocation that can be exported (not from cudaMalloc,
-  /// or not at the start of its block: block_alignment).
+  /// or possibly carved out of a shared block: block_alignment).
   bool add(const void* p, std::int64_t ld) {
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     auto found = allocations_.upper_bound(at);
@@ -107,7 +108,7 @@ class Exports {
     std::size_t bytes = 0;
     cudaIpcMemHandle_t h;
     if (cuMemGetAddressRange(&base, &bytes, static_cast<CUdeviceptr>(at)) != CUDA_SUCCESS ||
-        static_cast<std::uintptr_t>(base) % block_alignment != 0 ||
+        static_cast<std::uintptr_t>(base) % block_alignment != 0 || bytes < block_alignment ||
         cudaIpcGetMemHandle(&h, reinterpret_cast<void*>(base)) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: clear it for the caller's next CUDA call
       return allocations_.end();
