@@ -27,10 +27,10 @@ constexpr OptionInfo option_table[] = {
      "node-shared sources in place and long columns cross-memory where the kernel permits, "
      "else packs into the node window; cross-memory falls back to the node window, and says "
      "why, where it is not permitted; REDIST_TRANSPORT does the same"},
-    {"--inter-node-schedule", "", "auto|all-at-once|caterpillar", "auto",
-     "how messages between nodes are ordered (docs/transports.md): all at once, or the "
-     "caterpillar's node pairs by steps, paced in packets; REDIST_INTER_NODE_SCHEDULE does the "
-     "same"},
+    {"--inter-node-schedule", "", "auto|all-at-once|caterpillar|shift", "auto",
+     "how messages between nodes are ordered (docs/transports.md): all at once, or by steps "
+     "paced in packets: the caterpillar's node pairs, or the shift (send to node i + d, "
+     "receive from i - d); REDIST_INTER_NODE_SCHEDULE does the same"},
     {"--op", "", "n|t|c", "n",
      "apply op to the source region: none, transpose, conjugate transpose; with t or c the "
      "region's RxC is the source extent and the target gets C x R"},

@@ -70,15 +70,17 @@ struct PolicyNames<TransportPolicy> {
 enum class InterNodeSchedule : int {
   automatic = 0,    ///< the one measured faster (engine/node_schedule.hpp)
   all_at_once = 1,  ///< every message of a batch as soon as the batch opens
-  caterpillar = 2   ///< node pairs by steps, each exchange paced in packets
+  caterpillar = 2,  ///< node pairs by steps, each exchange paced in packets
+  shift = 3         ///< by steps: send to node i + d, receive from i - d, paced in packets
 };
 
 template <>
 struct PolicyNames<InterNodeSchedule> {
   static constexpr InterNodeSchedule all[] = {
-      InterNodeSchedule::automatic, InterNodeSchedule::all_at_once, InterNodeSchedule::caterpillar};
-  static constexpr const char* names[] = {"auto", "all-at-once", "caterpillar"};
-  static constexpr const char* enumerators[] = {"automatic", "all_at_once", "caterpillar"};
+      InterNodeSchedule::automatic, InterNodeSchedule::all_at_once, InterNodeSchedule::caterpillar,
+      InterNodeSchedule::shift};
+  static constexpr const char* names[] = {"auto", "all-at-once", "caterpillar", "shift"};
+  static constexpr const char* enumerators[] = {"automatic", "all_at_once", "caterpillar", "shift"};
   static constexpr const char* type = "InterNodeSchedule";
   static constexpr const char* what = "inter-node schedule";
   static constexpr const char* unknown = "unknown inter-node schedule";

@@ -275,18 +275,18 @@ TEST_SUITE("errors") {
     CHECK_ERROR(invalid_argument, o.validate(), "ExecutionOptions::transport = 7");
   }
 
-  TEST_CASE("REDIST_INTER_NODE_SCHEDULE: the three schedules by name, anything else named") {
+  TEST_CASE("REDIST_INTER_NODE_SCHEDULE: the four schedules by name, anything else named") {
     const char* name = "REDIST_INTER_NODE_SCHEDULE";
     const redist::test::ScopedEnv restored(name, nullptr);  // unset here, restored after
     ExecutionOptions o;
     ::unsetenv(name);
     CHECK(o.with_environment().inter_node_schedule == InterNodeSchedule::automatic);
     for (const InterNodeSchedule s : {InterNodeSchedule::automatic, InterNodeSchedule::all_at_once,
-                                      InterNodeSchedule::caterpillar}) {
+                                      InterNodeSchedule::caterpillar, InterNodeSchedule::shift}) {
       ::setenv(name, to_string(s), 1);
       CHECK(o.with_environment().inter_node_schedule == s);
     }
-    for (const char* bad : {"", "all_at_once", "Caterpillar", "rounds"}) {
+    for (const char* bad : {"", "all_at_once", "Caterpillar", "rounds", "shifted"}) {
       CAPTURE(bad);
       ::setenv(name, bad, 1);
       const std::string named = std::string("REDIST_INTER_NODE_SCHEDULE = ") + bad;

@@ -100,8 +100,8 @@ inline Chunking cut_chunks(const Plan& plan, const FamilyList& d, index_t chunk_
 }
 
 /// The chunk size of a message: about `chunk_elements`, or `packet_elements` when its
-/// peer is in `packet_peers` (one flag per rank, or empty: between nodes, under the
-/// caterpillar, engine/node_schedule.hpp). Keeps references to its arguments.
+/// peer is in `packet_peers` (one flag per rank, or empty: between nodes, under a step
+/// order, engine/node_schedule.hpp). Keeps references to its arguments.
 inline auto message_chunk_limit(index_t chunk_elements, const std::vector<bool>& packet_peers,
                                 index_t packet_elements) {
   return [chunk_elements, &packet_peers, packet_elements](const Message& msg) {

@@ -1,35 +1,44 @@
 #pragma once
 /// @file engine/node_schedule.hpp
-/// The schedule of the messages between nodes. Two are built:
+/// The schedule of the messages between nodes. Three are built:
 ///
-/// - *all at once* (the default inside a node, and between nodes unless chosen): every
-///   message of a batch may leave as soon as the batch opens; MPI and the network share the
-///   links among them.
+/// - *all at once* (always inside a node, and between nodes when chosen): every message of
+///   a batch may leave as soon as the batch opens; MPI and the network share the links
+///   among them.
 /// - *the caterpillar* of Prylli and Tourancheau 1996 (section 4.3, "Synchronous
 ///   communication" and "Communication pipelining", Fig. 3), at node level: at step d, node
 ///   i exchanges with node (P - i - d) mod P, every rank of i with every rank of its partner,
 ///   and each exchange is pipelined in packets, so that packing, sending both ways and
-///   unpacking overlap. Messages inside a node are not ordered (all at once).
+///   unpacking overlap. With P odd one node sits each step out, and its link idles then.
+/// - *the shift*: the same steps and packets, but at step d node i sends to node
+///   (i + d) mod P and receives from node (i - d) mod P (the pairwise order of all-to-all
+///   exchanges), so that every node's link carries data both ways at every step for any P.
+///   With two nodes it is the caterpillar.
 ///
-/// The caterpillar is a set of extra edges on a rank's task graph (task_graph.hpp), nothing
-/// else: the executor walks them like any other.
+/// A step order is a set of extra edges on a rank's task graph (task_graph.hpp), nothing
+/// else: the executor walks them like any other. A message sent at step d is paired with
+/// the one received at step d from the rank of the same place in its node (in the
+/// caterpillar: the same rank).
 ///
-///   window:  Send(packet j) of the message to q  <-  Arrive(packet i) of the message from q,
-///            i = (j - W) x (packets from q) / (packets to q), for j >= W: a rank runs at
-///            most W packets ahead of its partner in each exchange, so both directions of
-///            the link carry data at once (without it, one direction's queued data delays
+///   window:  Send(packet j) of a message  <-  Arrive(packet i) of its pair,
+///            i = (j - W) x (packets received) / (packets sent), for j >= W: a rank runs at
+///            most W packets ahead of the rank it receives from, so both directions of the
+///            link carry data at once (without it, one direction's queued data delays
 ///            the other's rendezvous replies and the two take turns: bench/README.md,
 ///            "Cluster").
 ///   steps:   Send(packet j < W) of a step-d message  <-  Arrive(packet n - W) of every
 ///            message received in this rank's previous step (the last W packets of one step
 ///            overlap the first of the next, so the link does not idle between steps).
 ///
-/// Every edge points from a lower (step, packet) to a higher one, on both ends of an
-/// exchange, so the graph of all ranks together has no cycle: no rank waits forever.
+/// Every edge points from a lower (step, packet) to a higher one, and a packet's sender
+/// runs it at the same (step, packet) as its receiver's pair, so the graph of all ranks
+/// together has no cycle: no rank waits forever.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -40,34 +49,40 @@
 
 namespace redist {
 
-/// The caterpillar's packets between nodes: 256 KiB (or ExecutionOptions::chunk_bytes if
+/// A step order's packets between nodes: 256 KiB (or ExecutionOptions::chunk_bytes if
 /// smaller), small enough that the two directions of a link interleave finely.
-inline constexpr index_t caterpillar_packet_bytes = index_t{256} << 10;
-/// Under the caterpillar, MPI carries a packet in pieces of at most 60 KiB: below the eager
+inline constexpr index_t step_packet_bytes = index_t{256} << 10;
+/// Under a step order, MPI carries a packet in pieces of at most 60 KiB: below the eager
 /// limit of Open MPI's TCP transport (64 KiB with its headers), so that no piece waits for a
 /// rendezvous reply, which TCP queues behind the data already going the other way (the two
 /// directions of a link would take turns: docs/transports.md).
-inline constexpr index_t caterpillar_piece_bytes = index_t{60} << 10;
-/// Packets a rank may run ahead of its partner in one exchange (2 MiB at 256 KiB): enough to
-/// keep the link busy while a descheduled partner catches up.
-inline constexpr std::size_t caterpillar_window = 8;
+inline constexpr index_t step_piece_bytes = index_t{60} << 10;
+/// Packets a rank may run ahead of the rank it receives from in one step (2 MiB at 256 KiB):
+/// enough to keep the link busy while a descheduled partner catches up.
+inline constexpr std::size_t step_window = 8;
 
-/// The caterpillar's pieces only while no rank receives more than this many from other nodes:
-/// each piece is a request that the executor tests at every poll, so that many more cost
-/// more than the turns they save (10x slower at 320 MB a rank, bench/README.md "Cluster:
-/// all at once or the caterpillar"). Above it the packets travel whole.
-inline constexpr index_t caterpillar_max_pieces = 1024;
+/// A step order's pieces only while no rank receives more than this many from other nodes
+/// (1 GB at 60 KiB): each piece is a request outstanding from its batch's start, and every
+/// poll scans them all (one MPI_Testsome, transport/request_pool.hpp). Above it the packets
+/// travel whole.
+inline constexpr index_t step_max_pieces = index_t{1} << 14;
 
-/// What InterNodeSchedule::automatic means: all at once, measured faster or equal on simulated
-/// nodes at 1 and 10 Gbit/s on a loaded machine (bench/README.md, "Cluster: all at once or
-/// the caterpillar").
-inline constexpr InterNodeSchedule automatic_inter_node_schedule = InterNodeSchedule::all_at_once;
+/// What InterNodeSchedule::automatic means: the shift, faster than all at once on simulated
+/// nodes at 1, 2.5 and 10 Gbit/s on 2x1, 2x2 and 3x1 nodes, and than the caterpillar on 3
+/// nodes (bench/README.md, "Cluster: all at once, the caterpillar or the shift").
+inline constexpr InterNodeSchedule automatic_inter_node_schedule = InterNodeSchedule::shift;
 
-/// Whether a communicator of `nodes` nodes runs the caterpillar under `s`. One node: no
-/// message leaves it, all at once.
-constexpr bool uses_caterpillar(InterNodeSchedule s, int nodes) {
+/// The schedule a communicator of `nodes` nodes runs under `s`: never `automatic`, and all
+/// at once on one node (no message leaves it).
+constexpr InterNodeSchedule resolved_schedule(InterNodeSchedule s, int nodes) {
   if (s == InterNodeSchedule::automatic) s = automatic_inter_node_schedule;
-  return nodes > 1 && s == InterNodeSchedule::caterpillar;
+  return nodes > 1 ? s : InterNodeSchedule::all_at_once;
+}
+
+/// Whether a communicator of `nodes` nodes orders its messages between nodes by steps
+/// (the caterpillar or the shift) under `s`.
+constexpr bool uses_steps(InterNodeSchedule s, int nodes) {
+  return resolved_schedule(s, nodes) != InterNodeSchedule::all_at_once;
 }
 
 /// The node that `node` exchanges with at step `step` of the caterpillar over `nodes`
@@ -89,6 +104,20 @@ constexpr int caterpillar_step(int a, int b, int nodes) {
   return (nodes - (a + b) % nodes) % nodes;
 }
 
+/// The step at which node `me` sends to node `to` under a step order (caterpillar or shift).
+/// @pre 0 <= me, to < nodes.
+constexpr int send_step(InterNodeSchedule order, int me, int to, int nodes) {
+  return order == InterNodeSchedule::shift ? ((to - me) % nodes + nodes) % nodes
+                                           : caterpillar_step(me, to, nodes);
+}
+/// The step at which node `me` receives from node `from` under a step order.
+/// @post send_step(order, from, me, P) == receive_step(order, me, from, P): both ends of a
+/// message put it in the same step.
+constexpr int receive_step(InterNodeSchedule order, int me, int from, int nodes) {
+  return order == InterNodeSchedule::shift ? ((me - from) % nodes + nodes) % nodes
+                                           : caterpillar_step(me, from, nodes);
+}
+
 /// The caterpillar's steps over `nodes` nodes: steps[d] holds the pairs (a, b), a < b, that
 /// exchange at step d (a node that is its own partner is left out).
 /// @post every pair a < b appears in exactly one step, and no node twice in one step.
@@ -101,46 +130,50 @@ inline std::vector<std::vector<std::pair<int, int>>> caterpillar_pairs(int nodes
   return steps;
 }
 
-/// Adds the caterpillar's edges (see the file comment) to rank plan.rank's task graph `tg`,
-/// built on `plan` by make_task_graph: its messages to and from other nodes are ordered by
-/// step and paced by `window` packets. Messages inside the node and messages not sent point
-/// to point gain no edge. With one node, nothing changes.
+/// Adds the edges of step order `order` (caterpillar or shift; see the file comment) to rank
+/// plan.rank's task graph `tg`, built on `plan` by make_task_graph: its messages to and
+/// from other nodes are ordered by step and paced by `window` packets. Messages inside the
+/// node and messages not sent point to point gain no edge. With one node, nothing changes.
 /// @pre node_of_rank has one entry per rank of plan.comm_size, nodes its distinct values;
-/// every rank calls it with the same node_of_rank and window.
-inline void add_caterpillar_edges(TaskGraph& tg, const Plan& plan,
-                                  const std::vector<int>& node_of_rank, int nodes,
-                                  std::size_t window = caterpillar_window) {
+/// every rank calls it with the same node_of_rank, order and window.
+inline void add_step_edges(TaskGraph& tg, const Plan& plan, const std::vector<int>& node_of_rank,
+                           int nodes, InterNodeSchedule order, std::size_t window = step_window) {
+  REDIST_EXPECTS(order == InterNodeSchedule::caterpillar || order == InterNodeSchedule::shift);
   if (nodes <= 1) return;
   const int me = node_of_rank[static_cast<std::size_t>(plan.rank)];
   const auto edge = [&](std::size_t from, std::size_t to) {
     tg.edges.push_back(TaskEdge{static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to)});
   };
   // The step of a message between nodes, or -1 (inside the node, or not point to point).
-  const auto step_of = [&](const Message& msg, Transport how) {
+  const auto step_of = [&](const Message& msg, Transport how, bool sent) {
     const int other = node_of_rank[static_cast<std::size_t>(msg.peer)];
-    return other == me || how != Transport::point_to_point ? -1
-                                                           : caterpillar_step(me, other, nodes);
+    if (other == me || how != Transport::point_to_point) return -1;
+    return sent ? send_step(order, me, other, nodes) : receive_step(order, me, other, nodes);
   };
+  // Each rank's place among the ranks of its node.
+  std::vector<int> place(node_of_rank.size()), seen(static_cast<std::size_t>(nodes), 0);
+  for (std::size_t r = 0; r < node_of_rank.size(); ++r)
+    place[r] = seen[static_cast<std::size_t>(node_of_rank[r])]++;
   std::vector<std::size_t> send_vertex(tg.send.chunks.size(), SIZE_MAX);
   for (std::size_t v = 0; v < tg.tasks.size(); ++v)
     if (tg.tasks[v].kind == TaskKind::send) send_vertex[tg.tasks[v].index] = v;
   const auto packets = [](const Chunking& c, std::size_t m) { return c.begin[m + 1] - c.begin[m]; };
   const std::vector<Message>& sent = plan.send.messages;
   const std::vector<Message>& received = plan.recv.messages;
-  // Both lists are sorted by (batch, peer): one merge pairs each exchange's two messages.
-  std::vector<std::size_t> reverse(sent.size(), SIZE_MAX);
-  for (std::size_t m = 0, r = 0; m < sent.size(); ++m) {
-    const auto key = [](const Message& x) { return std::pair(x.batch, x.peer); };
-    while (r < received.size() && key(received[r]) < key(sent[m])) ++r;
-    if (r < received.size() && key(received[r]) == key(sent[m])) reverse[m] = r;
-  }
+  const auto place_of = [&](const Message& msg) {
+    return place[static_cast<std::size_t>(msg.peer)];
+  };
 
-  // Window: packet j >= W of an exchange waits for the partner's packet (j - W) x n_r / n_s.
+  // Window: packet j >= W of a message waits for its pair's packet (j - W) x n_r / n_s.
+  std::map<std::tuple<index_t, int, int>, std::size_t> received_at;  // (batch, step, place)
+  for (std::size_t r = 0; r < received.size(); ++r)
+    if (const int d = step_of(received[r], tg.recv_transport[r], false); d >= 0)
+      received_at[{received[r].batch, d, place_of(received[r])}] = r;
   for (std::size_t m = 0; m < sent.size(); ++m) {
-    const std::size_t r = reverse[m];
-    if (r == SIZE_MAX || step_of(sent[m], tg.send_transport[m]) < 0 ||
-        step_of(received[r], tg.recv_transport[r]) < 0)
-      continue;
+    const int d = step_of(sent[m], tg.send_transport[m], true);
+    const auto pair = received_at.find({sent[m].batch, d, place_of(sent[m])});
+    if (d < 0 || pair == received_at.end()) continue;
+    const std::size_t r = pair->second;
     const std::size_t n_s = packets(tg.send, m), n_r = packets(tg.recv, r);
     for (std::size_t j = window; j < n_s && n_r > 0; ++j)
       edge(tg.arrive_vertex[tg.recv.begin[r] + (j - window) * n_r / n_s],
@@ -155,10 +188,10 @@ inline void add_caterpillar_edges(TaskGraph& tg, const Plan& plan,
     for (auto& v : sent_in) v.clear();
     for (auto& v : received_in) v.clear();
     for (std::size_t m = 0; m < sent.size(); ++m)
-      if (const int d = step_of(sent[m], tg.send_transport[m]); sent[m].batch == k && d >= 0)
+      if (const int d = step_of(sent[m], tg.send_transport[m], true); sent[m].batch == k && d >= 0)
         sent_in[static_cast<std::size_t>(d)].push_back(m);
     for (std::size_t r = 0; r < received.size(); ++r)
-      if (const int d = step_of(received[r], tg.recv_transport[r]);
+      if (const int d = step_of(received[r], tg.recv_transport[r], false);
           received[r].batch == k && d >= 0 && packets(tg.recv, r) > 0)
         received_in[static_cast<std::size_t>(d)].push_back(r);
     std::size_t previous = SIZE_MAX;  // the latest step with messages received, so far

@@ -10,7 +10,7 @@
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
 ///                     (messages read in place on a device re-cut whole: one chunk each)
 ///   5. task graph     built once, with the transports     task_graph.hpp
-///                     (and the caterpillar's edges between nodes: engine/node_schedule.hpp)
+///                     (and the step order's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
 ///   7. schedule       compiled once; copies mirrored to the device
 ///
@@ -81,10 +81,11 @@ class Wired {
     std::optional<MatrixSides<T, SrcMatrix, DstMatrix>> sides;
     Chunkings chunks;
     // The nodes (collective the first time on this communicator; the transports and the
-    // caterpillar use the same map).
+    // step orders use the same map).
     const NodeMap& nodes = node_map(comm_);
-    const bool caterpillar = uses_caterpillar(options_.inter_node_schedule, nodes.nodes);
-    const std::vector<bool> packet_peers = caterpillar ? other_nodes(nodes) : std::vector<bool>{};
+    const InterNodeSchedule schedule = resolved_schedule(options_.inter_node_schedule, nodes.nodes);
+    const bool steps = schedule != InterNodeSchedule::all_at_once;
+    const std::vector<bool> packet_peers = steps ? other_nodes(nodes) : std::vector<bool>{};
     const auto chunk_limit = message_chunk_limit(chunk_elements(), packet_peers,
                                                  std::min(chunk_elements(), packet_elements()));
     detail::collectively(comm_, [&] {
@@ -96,11 +97,11 @@ class Wired {
     });
     // The plan's statistics with the bytes that cross a node's link.
     plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
-    if (caterpillar) use_caterpillar_pieces();
+    if (steps) use_step_pieces();
     transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
     read_whole_messages(chunks, choice, chunk_limit);
     graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
-    if (caterpillar) add_caterpillar_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes);
+    if (steps) add_step_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes, schedule);
     attach_transports(choice);
     detail::collectively(comm_, [&] {
       copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
@@ -142,16 +143,15 @@ class Wired {
     return std::max<index_t>(1, options_.chunk_bytes / static_cast<index_t>(sizeof(T)));
   }
   index_t packet_elements() const {
-    return std::max<index_t>(1, caterpillar_packet_bytes / static_cast<index_t>(sizeof(T)));
+    return std::max<index_t>(1, step_packet_bytes / static_cast<index_t>(sizeof(T)));
   }
-  /// The caterpillar's pieces on the link, unless some rank would receive too many of them
+  /// A step order's pieces on the link, unless some rank would receive too many of them
   /// from other nodes (engine/node_schedule.hpp). Collective: every rank splits alike.
-  void use_caterpillar_pieces() {
+  void use_step_pieces() {
     const index_t pieces = plan_.stats.elements_received_inter_node *
-                           static_cast<index_t>(sizeof(T)) / caterpillar_piece_bytes;
-    if (boost::mpi::all_reduce(comm_, pieces, boost::mpi::maximum<index_t>()) <=
-        caterpillar_max_pieces)
-      link_.max_message_bytes = std::min(link_.max_message_bytes, caterpillar_piece_bytes);
+                           static_cast<index_t>(sizeof(T)) / step_piece_bytes;
+    if (boost::mpi::all_reduce(comm_, pieces, boost::mpi::maximum<index_t>()) <= step_max_pieces)
+      link_.max_message_bytes = std::min(link_.max_message_bytes, step_piece_bytes);
   }
   /// Per rank: whether it lies on another node than this one.
   std::vector<bool> other_nodes(const NodeMap& nodes) const {
