@@ -16,9 +16,9 @@
 /// - link bound = max over nodes of max(bytes the node sends, bytes it receives over its
 ///   link) / rate, from the transfer-volume matrix and redist::node_map (the ranks' real
 ///   nodes); utilisation = bound / time;
-/// - redist under both schedules between nodes, all at once ("redist_scalapack") and the
-///   caterpillar ("redist_caterpillar", engine/node_schedule.hpp), one after the other in the
-///   same job, each with its utilisation and node 0's link shares;
+/// - redist under two schedules between nodes, the default ("redist_scalapack": the shift,
+///   engine/node_schedule.hpp) and all at once ("redist_all_at_once"), one after the other
+///   in the same job, each with its utilisation and node 0's link shares;
 /// - redist (Redistributor built once, verified, `--repeat` timed runs) and then ScaLAPACK's
 ///   pdgemr2d on the same arrays (verified, `--repeat` timed runs), each run between
 ///   barriers, max over ranks; ratio = pdgemr2d / redist;
@@ -424,7 +424,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       std::printf("note: one node; run it through scripts/cluster.sh for a link to measure\n");
     std::printf("%-24s %11s %8s %7s %15s %15s %12s %15s %12s %14s %6s %13s %7s %14s %20s\n", "case",
                 "M x N", "link MB", "bound s", "redist med/min", "pdgemr2d med/min", "util med/max",
-                "caterp. med/min", "util c med/max", "link0 c 1w/2w/0", "ratio", "cpu/run r/pd",
+                "all-once med/min", "util a med/max", "link0 a 1w/2w/0", "ratio", "cpu/run r/pd",
                 "busy %", "link0 1w/2w/0 %", "inter-node MB id/fl/nd");
   }
   // The anchor at the size of a case's busiest link (the target bound at the rate).
@@ -468,9 +468,9 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
     ScalapackMatrix b(target_layout(c), {}, comm.rank());
     fill_source(c, a);
 
-    // redist under each schedule between nodes (all at once: "redist_scalapack", as
-    // before; the caterpillar: "redist_caterpillar"): built once, verified, timed; freed
-    // before the next allocates its buffers.
+    // redist under each schedule between nodes (the default: "redist_scalapack"; all at
+    // once: "redist_all_at_once"): built once, verified, timed; freed before the next
+    // allocates its buffers.
     const auto run_redist = [&](redist::InterNodeSchedule schedule, const char* name) {
       Runs runs;
       redist::ExecutionOptions x;
@@ -484,7 +484,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       const long bad = count_mismatches(comm, c, b);
       runs = timed_runs(comm, o.repeat, sampler, busy_link, [&] { r.redistribute(); });
       runs.v.mismatches = bad + count_mismatches(comm, c, b);
-      if (schedule == redist::InterNodeSchedule::all_at_once) {
+      if (schedule == redist::InterNodeSchedule::automatic) {
         res.stats.plan_seconds = plan_seconds;
         collect_plan_stats(comm, r, res.stats);
       }
@@ -493,8 +493,8 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       res.variants.push_back(runs.v);
       return runs;
     };
-    const Runs rd = run_redist(redist::InterNodeSchedule::all_at_once, "redist_scalapack");
-    const Runs rc = run_redist(redist::InterNodeSchedule::caterpillar, "redist_caterpillar");
+    const Runs rd = run_redist(redist::InterNodeSchedule::automatic, "redist_scalapack");
+    const Runs rc = run_redist(redist::InterNodeSchedule::all_at_once, "redist_all_at_once");
 
     Runs pd;
 #if REDIST_HAVE_SCALAPACK
@@ -536,13 +536,13 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
     }
 #endif
     const Variant* vr = res.find("redist_scalapack");
-    const Variant* vc = res.find("redist_caterpillar");
+    const Variant* vc = res.find("redist_all_at_once");
     const Variant* vp = res.find("pdgemr2d");
     const double util = 100 * bound / vr->timing.median();
     const double util_best = 100 * bound / vr->timing.best();
     const double pd_util = vp ? 100 * bound / vp->timing.median() : NAN;
-    const double cat_util = 100 * bound / vc->timing.median();
-    const double cat_util_best = 100 * bound / vc->timing.best();
+    const double aao_util = 100 * bound / vc->timing.median();
+    const double aao_util_best = 100 * bound / vc->timing.best();
     const double ratio = speedup(vr, vp);
     const double ratio_best = vp ? vp->timing.best() / vr->timing.best() : NAN;
     res.extra = {{"nodes", static_cast<double>(nodes.nodes)},
@@ -552,11 +552,11 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                  {"utilisation_pct", util},
                  {"utilisation_best_pct", util_best},
                  {"utilisation_pdgemr2d_pct", pd_util},
-                 {"utilisation_caterpillar_pct", cat_util},
-                 {"utilisation_caterpillar_best_pct", cat_util_best},
-                 {"caterpillar_speedup", vr->timing.median() / vc->timing.median()},
-                 {"cpu_per_run_sum_caterpillar", rc.cpu_sum()},
-                 {"machine_busy_caterpillar_pct", 100 * rc.machine_busy},
+                 {"utilisation_all_at_once_pct", aao_util},
+                 {"utilisation_all_at_once_best_pct", aao_util_best},
+                 {"speedup_over_all_at_once", vc->timing.median() / vr->timing.median()},
+                 {"cpu_per_run_sum_all_at_once", rc.cpu_sum()},
+                 {"machine_busy_all_at_once_pct", 100 * rc.machine_busy},
                  {"mpi_bound_seconds", mpi_bound},
                  {"utilisation_vs_mpi_pct", 100 * mpi_bound / vr->timing.median()},
                  {"speedup", ratio},
@@ -581,7 +581,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
     for (int k = 0; k < 4; ++k) {
       res.extra.emplace_back(std::string("link0_") + shares[k] + "_redist_pct", rd.link[k]);
       res.extra.emplace_back(std::string("link0_") + shares[k] + "_pdgemr2d_pct", pd.link[k]);
-      res.extra.emplace_back(std::string("link0_") + shares[k] + "_caterpillar_pct", rc.link[k]);
+      res.extra.emplace_back(std::string("link0_") + shares[k] + "_all_at_once_pct", rc.link[k]);
     }
     if (root) {
       const auto mb = [](double x) { return x / 1e6; };
@@ -591,10 +591,10 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       std::snprintf(med[1], sizeof med[1], "%.3f/%.3f", vp ? vp->timing.median() : NAN,
                     vp ? vp->timing.best() : NAN);
       std::snprintf(u, sizeof u, "%.0f/%.0f %%", util, util_best);
-      char cmed[40], cu[32], clink[48];
-      std::snprintf(cmed, sizeof cmed, "%.3f/%.3f", vc->timing.median(), vc->timing.best());
-      std::snprintf(cu, sizeof cu, "%.0f/%.0f %%", cat_util, cat_util_best);
-      std::snprintf(clink, sizeof clink, "%.0f/%.0f/%.0f", rc.link[0] + rc.link[1], rc.link[2],
+      char amed[40], au[32], alink[48];
+      std::snprintf(amed, sizeof amed, "%.3f/%.3f", vc->timing.median(), vc->timing.best());
+      std::snprintf(au, sizeof au, "%.0f/%.0f %%", aao_util, aao_util_best);
+      std::snprintf(alink, sizeof alink, "%.0f/%.0f/%.0f", rc.link[0] + rc.link[1], rc.link[2],
                     rc.link[3]);
       std::snprintf(cpu, sizeof cpu, "%.2f/%.2f", rd.cpu_sum(), pd.cpu_sum());
       std::snprintf(busy, sizeof busy, "%.0f/%.0f", 100 * rd.machine_busy, 100 * pd.machine_busy);
@@ -604,7 +604,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                     rd.link[3]);
       std::printf(
           "%-24s %11s %8.1f %7.3f %15s %15s %12s %15s %12s %14s %6.2f %13s %7s %14s %20s %s\n",
-          c.name.c_str(), mn, mb(as_run.busiest()), bound, med[0], med[1], u, cmed, cu, clink,
+          c.name.c_str(), mn, mb(as_run.busiest()), bound, med[0], med[1], u, amed, au, alink,
           ratio, cpu, busy, link, inter, mismatches_of(res) ? "MISMATCH" : "ok");
       std::fflush(stdout);
       cases_json << (first ? "" : ",") << "\n    {\"name\": " << json_string(c.name)
@@ -614,7 +614,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                  << ", \"perm_node_aware\": " << json_ints(perm_node)
                  << ", \"cpu_per_run_redist\": " << json_array(rd.cpu_per_rank)
                  << ", \"cpu_per_run_pdgemr2d\": " << json_array(pd.cpu_per_rank)
-                 << ", \"cpu_per_run_caterpillar\": " << json_array(rc.cpu_per_rank)
+                 << ", \"cpu_per_run_all_at_once\": " << json_array(rc.cpu_per_rank)
                  << ", \"system_per_run_redist\": " << json_array(rd.sys_per_rank)
                  << ", \"system_per_run_pdgemr2d\": " << json_array(pd.sys_per_rank) << "}";
       first = false;
