@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <set>
-#include <string_view>
 #include <vector>
 
 #include <redist/redist.hpp>
@@ -20,6 +19,7 @@
 #include <doctest/doctest.h>
 
 #include "mpi_test_support.hpp"
+#include "steps_between_nodes.hpp"
 
 namespace {
 
@@ -125,16 +125,10 @@ DrivenSum all_ranks(const boost::mpi::communicator& comm, const Driven& d) {
           sum(comm, d.complete ? 0 : 1)};
 }
 
-/// Whether the caterpillar paces messages between nodes here: their first chunks then wait
-/// for their step (engine/node_schedule.hpp) instead of leaving in start().
-bool paced_between_nodes(const boost::mpi::communicator& comm) {
-  const char* s = std::getenv("REDIST_INTER_NODE_SCHEDULE");
-  return s != nullptr && std::string_view(s) == "caterpillar" && node_map(comm).nodes > 1;
-}
-
 void check(const boost::mpi::communicator& comm, const DrivenSum& s) {
   CHECK(s.over_budget == 0);
-  if (!paced_between_nodes(comm)) CHECK(s.first_chunks_missed == 0);
+  // In steps, first chunks between nodes wait for their step instead of leaving in start().
+  if (!test::steps_between_nodes(comm)) CHECK(s.first_chunks_missed == 0);
   CHECK(s.not_left == 0);
   CHECK(s.copies_in_test0 == 0);
   CHECK(s.incomplete == 0);
