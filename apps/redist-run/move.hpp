@@ -15,6 +15,7 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
+#include <redist/engine/node_schedule.hpp>
 #include <redist/redist.hpp>
 #include <redist/task_graph_graphviz.hpp>
 #include <redist/tools/layout_report.hpp>
@@ -165,6 +166,7 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   m.categories = std::move(cat_sum);
   m.nodes = nodes.nodes;
   m.node_of_rank = nodes.node_of_rank;
+  m.inter_node_schedule = resolved_schedule(R.execution_options().inter_node_schedule, nodes.nodes);
   m.sent = std::move(sent);
   m.recv = std::move(recv);
   m.local = std::move(local);

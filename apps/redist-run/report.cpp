@@ -103,6 +103,7 @@ void print_report(const Options& o, const Region& region, const Measurement& m) 
   for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(m.categories[c]));
   std::printf("\n  nodes    %d, node of each rank:", m.nodes);
   for (int r = 0; r < m.ranks; ++r) std::printf(" %d", m.node_of_rank[static_cast<std::size_t>(r)]);
+  std::printf("; between nodes %s", to_string(m.inter_node_schedule));
   // Inter-node: the part of sent / recv whose peer is on another node (plan/node_traffic.hpp).
   std::printf(
       "\n  rank      sent B      recv B     local B  inter-node sent B  inter-node recv B"
@@ -172,6 +173,7 @@ void write_json_report(const Options& o, const Region& region, const Measurement
     f << "},\n"
       << "  \"cross_memory_refused\": " << json_string(m.cross_memory_refused) << ",\n"
       << "  \"nodes\": " << m.nodes << ",\n"
+      << "  \"inter_node_schedule\": " << json_string(to_string(m.inter_node_schedule)) << ",\n"
       << "  \"node_of_rank\": " << json_array(m.node_of_rank) << ",\n"
       << "  \"region\": {\"rows\": " << region.extent.rows << ", \"cols\": " << region.extent.cols
       << ", \"src_origin\": [" << region.src_origin.i << ", " << region.src_origin.j

@@ -42,6 +42,9 @@ struct Measurement {
   std::vector<index_t> categories;  ///< target tiles per category, all ranks
   int nodes = 1;
   std::vector<int> node_of_rank;
+  /// The schedule between nodes that ran (ExecutionOptions::inter_node_schedule resolved:
+  /// all at once on one node).
+  InterNodeSchedule inter_node_schedule = InterNodeSchedule::all_at_once;
   std::vector<index_t> sent, recv, local, inter_sent, inter_recv, buffers, plans, schedules;
   index_t messages = 0;
   index_t batch = 0, batches = 0;

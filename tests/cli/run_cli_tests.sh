@@ -178,8 +178,11 @@ expect_ok 4 "${relabel_args[@]}" --relabel
 read -r flat_before flat_after flat_measured flat_nodes < <(inter_node_bytes "$work/run.$((count - 1)).json")
 expect_ok 4 "${relabel_args[@]}" --relabel nodes
 expect_line "^  relabel  nodes \(fewest bytes between nodes"
-expect_line "^  nodes    2, node of each rank: 0 0 1 1$"
+expect_line "^  nodes    2, node of each rank: 0 0 1 1; between nodes shift$"
 read -r before after measured nodes < <(inter_node_bytes "$work/run.$((count - 1)).json")
+python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['inter_node_schedule']
+sys.exit(0 if s == 'shift' else 'inter_node_schedule: ' + s + ', not shift (auto on 2 nodes)')" \
+  "$work/run.$((count - 1)).json" || fail "--relabel nodes: the JSON's inter_node_schedule"
 [[ $nodes -eq 2 && $flat_nodes -eq 2 ]] || fail "REDIST_RANKS_PER_NODE=2: $nodes nodes, not 2"
 [[ $before -eq $flat_before ]] || fail "--relabel nodes: before $before, flat's $flat_before"
 [[ $after -eq $measured && $flat_after -eq $flat_measured ]] ||
