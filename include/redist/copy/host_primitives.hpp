@@ -74,11 +74,11 @@ inline constexpr bool simd_transpose = REDIST_SIMD_TRANSPOSE && (Size == 4 || Si
 /// d[j * ldd + i] = s[i * lds + j] for i, j < B = 64 / Size (lds, ldd in elements): a tile
 /// of B source rows of one cache line each, transposed in registers (SSE2 unpack steps)
 /// and stored as B target columns of one line each. A target column that starts on a
-/// cache line is stored streaming when `streaming` (whole lines: no read of the target).
+/// cache line is stored streaming when `Stream` (whole lines: no read of the target); a
+/// template parameter, so that cached tiles test nothing per store.
 /// @pre simd_transpose<Size>
-template <std::size_t Size>
-inline void transpose_line_tile(const void* src, index_t lds, void* dst, index_t ldd,
-                                bool streaming) {
+template <std::size_t Size, bool Stream>
+inline void transpose_line_tile(const void* src, index_t lds, void* dst, index_t ldd) {
 #if REDIST_SIMD_TRANSPOSE
   const auto* s = static_cast<const char*>(src);
   auto* d = static_cast<char*>(dst);
@@ -96,7 +96,7 @@ inline void transpose_line_tile(const void* src, index_t lds, void* dst, index_t
       _mm_storeu_si128(p, x);
   };
   const auto aligned = [&](index_t j) {
-    return streaming && (reinterpret_cast<std::uintptr_t>(d + j * ld) & 63) == 0;
+    return Stream && (reinterpret_cast<std::uintptr_t>(d + j * ld) & 63) == 0;
   };
   if constexpr (Size == 8) {
     // Columns j, j + 1 from the 8 rows' pairs at j; each target line is stored whole
@@ -125,7 +125,7 @@ inline void transpose_line_tile(const void* src, index_t lds, void* dst, index_t
     }
   }
 #else
-  (void)src, (void)lds, (void)dst, (void)ldd, (void)streaming;
+  (void)src, (void)lds, (void)dst, (void)ldd;
 #endif
 }
 
