@@ -130,11 +130,16 @@ void run(const char* type, index_t M, index_t N, index_t run_len, index_t blk, i
       v.call();
       check(v.name);
     }
-  // Round after round, every variant once per round, so that all see the same load.
+  // Round after round, every variant once per round, so that all see the same load, from
+  // a first variant that moves by one each round (the place in a round measured up to 1.5x
+  // apart). Each call finds the target as an untimed memcpy into it leaves it: in cache,
+  // whatever the variant before it did (a streaming one leaves it in memory).
   std::vector<std::vector<double>> seconds(variants.size());
   for (const Variant& v : variants) v.call();  // warm-up: page faults, caches
   for (int r = 0; r < repeat; ++r)
-    for (std::size_t k = 0; k < variants.size(); ++k) {
+    for (std::size_t n = 0; n < variants.size(); ++n) {
+      const std::size_t k = (n + static_cast<std::size_t>(r)) % variants.size();
+      std::memcpy(b.data(), a.data(), static_cast<std::size_t>(bytes));
       const auto t0 = std::chrono::steady_clock::now();
       variants[k].call();
       seconds[k].push_back(
