@@ -6,9 +6,12 @@
 ///
 ///   bench-kernel_transpose [M N run blk repeat lda ldb b_off types]
 ///
-/// Prints median seconds and GB/s (bytes read) per variant.
+/// The variants run round after round, each once per round, so that all see the same
+/// load. Prints median seconds, GB/s (bytes read) and the fraction of memcpy's speed (the
+/// floor) per variant.
 
 #include <algorithm>
+#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -22,11 +25,8 @@
 #include <redist/copy/host_primitives.hpp>
 #include <redist/copy/host_transpose.hpp>
 
-#include "kernel_timing.hpp"
-
 namespace {
 
-using bench::median_seconds;
 using redist::index_t;
 
 /// Reference: scalar 8 x 8 tiles through a local array, in 64 x 64 panels (source
@@ -77,44 +77,86 @@ void run(const char* type, index_t M, index_t N, index_t run_len, index_t blk, i
   const std::span<T> b(b_store.data() + b_off, static_cast<std::size_t>(ldb * M));
   for (std::size_t k = 0; k < a.size(); ++k) a[k] = T(static_cast<double>(k % 1000003));
   const double bytes = static_cast<double>(M * N) * sizeof(T);
-  const auto report = [&](const std::string& name, double s) {
-    std::printf("%-8s %-28s %9.4f s %7.2f GB/s\n", type, name.c_str(), s, bytes / s * 1e-9);
-    std::fflush(stdout);
-  };
-  const auto check = [&](const char* name) {
+  const auto check = [&](const std::string& name) {
     long bad = 0;
     for (index_t j = 0; j < N; j += 7)
       for (index_t i = 0; i < M; i += 3)
         bad += b[static_cast<std::size_t>(j + i * ldb)] != a[static_cast<std::size_t>(i + j * lda)];
-    if (bad) std::printf("  %s: %ld WRONG\n", name, bad);
+    if (bad) std::printf("  %s: %ld WRONG\n", name.c_str(), bad);
   };
-  report("memcpy", median_seconds(repeat, [&] { std::memcpy(b.data(), a.data(), bytes); }));
-  report("memcpy streaming", median_seconds(repeat, [&] {
-           redist::detail::copy_streaming(b.data(), a.data(), static_cast<std::size_t>(bytes));
-           redist::detail::streaming_fence();
-         }));
-  // One variant: the blocks through f(source block, target block, rows, cols).
-  const auto variant = [&](const std::string& name, auto&& f) {
-    std::fill(b.begin(), b.end(), T(0));
-    report(name, median_seconds(repeat, [&] {
-             for_blocks(M, N, run_len, blk, a.data(), lda, b.data(), ldb, f);
-             redist::detail::streaming_fence();
-           }));
-    check(name.c_str());
+  // Variants: name, one call, and whether it transposes (then checked).
+  struct Variant {
+    std::string name;
+    std::function<void()> call;
+    bool transposes;
   };
-  variant("scalar tiles", [&](const T* s, T* d, index_t rows, index_t cols) {
+  std::vector<Variant> variants;
+  variants.push_back({"memcpy", [&] { std::memcpy(b.data(), a.data(), bytes); }, false});
+  variants.push_back({"memcpy streaming",
+                      [&] {
+                        redist::detail::copy_streaming(b.data(), a.data(),
+                                                       static_cast<std::size_t>(bytes));
+                        redist::detail::streaming_fence();
+                      },
+                      false});
+  // The blocks through f(source block, target block, rows, cols).
+  const auto blocks = [&](const std::string& name, auto f) {
+    variants.push_back({name,
+                        [&, f] {
+                          for_blocks(M, N, run_len, blk, a.data(), lda, b.data(), ldb, f);
+                          redist::detail::streaming_fence();
+                        },
+                        true});
+  };
+  blocks("scalar tiles", [&](const T* s, T* d, index_t rows, index_t cols) {
     transpose_scalar_tiles(s, lda, d, ldb, rows, cols);
   });
   for (const bool streaming : {false, true})
-    variant(streaming ? "transpose streaming" : "transpose",
-            [&](const T* s, T* d, index_t rows, index_t cols) {
-              redist::detail::transpose(s, lda, d, ldb, rows, cols, streaming);
-            });
-  // The scaled path (alpha = 1, beta = 0 through the scaled loop all the same).
+    blocks(streaming ? "transpose streaming" : "transpose",
+           [&, streaming](const T* s, T* d, index_t rows, index_t cols) {
+             redist::detail::transpose(s, lda, d, ldb, rows, cols, streaming);
+           });
+  // The scaled path (alpha = 1, beta = 0 through the scaled loop all the same), its
+  // operation fixed as a copy runner fixes it (copy/run_copies.hpp).
   const redist::ElementOp<T> op(redist::Transform<T>{redist::Op::transpose, T(1), T(0)});
-  variant("transpose scaled (a=1,b=0)", [&](const T* s, T* d, index_t rows, index_t cols) {
-    redist::detail::transpose(s, lda, d, ldb, rows, cols, false, op);
+  redist::detail::with_fixed_op(op, [&](auto fixed) {
+    blocks("transpose scaled (a=1,b=0)", [&, fixed](const T* s, T* d, index_t rows, index_t cols) {
+      redist::detail::transpose(s, lda, d, ldb, rows, cols, false, fixed);
+    });
   });
+  for (const Variant& v : variants)
+    if (v.transposes) {
+      std::fill(b.begin(), b.end(), T(0));
+      v.call();
+      check(v.name);
+    }
+  // Round after round, every variant once per round, so that all see the same load, from
+  // a first variant that moves by one each round (the place in a round measured up to 1.5x
+  // apart). Each call finds the target as an untimed memcpy into it leaves it: in cache,
+  // whatever the variant before it did (a streaming one leaves it in memory).
+  std::vector<std::vector<double>> seconds(variants.size());
+  for (const Variant& v : variants) v.call();  // warm-up: page faults, caches
+  for (int r = 0; r < repeat; ++r)
+    for (std::size_t n = 0; n < variants.size(); ++n) {
+      const std::size_t k = (n + static_cast<std::size_t>(r)) % variants.size();
+      std::memcpy(b.data(), a.data(), static_cast<std::size_t>(bytes));
+      const auto t0 = std::chrono::steady_clock::now();
+      variants[k].call();
+      seconds[k].push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+  const auto median = [](std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  };
+  // The floor: memcpy of the same bytes; each variant also as a fraction of its speed.
+  const double floor_s = median(seconds[0]);
+  for (std::size_t k = 0; k < variants.size(); ++k) {
+    const double s = median(seconds[k]);
+    std::printf("%-8s %-28s %9.4f s %7.2f GB/s %5.2f of memcpy\n", type, variants[k].name.c_str(),
+                s, bytes / s * 1e-9, floor_s / s);
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace

@@ -106,3 +106,23 @@ TEST_CASE_TEMPLATE("transpose: every element at every line offset, edges as over
                    std::complex<double>) {
   check_every_offset<T>();
 }
+
+TEST_CASE_TEMPLATE("transpose: long runs of op-rows, streaming or not, odd remainders", T, double,
+                   float, std::complex<double>) {
+  // Hundreds of tile rows in one call (a run as long as a ScaLAPACK block), a remainder
+  // tile that overlaps its neighbour, a target one element off its lines.
+  constexpr index_t line = 64 / static_cast<index_t>(sizeof(T));
+  long bad = 0;
+  for (const index_t rows : {64 * line, 64 * line + 5, 130 * line + 3})
+    for (const index_t cols : {line, index_t{37}})
+      for (const index_t doff : {index_t{0}, index_t{1}})
+        for (const bool streaming : {false, true}) {
+          const index_t lds = (cols + line - 1) / line * line;
+          const index_t ldd = (rows + line - 1) / line * line + line;
+          const long b = transpose_errors<T>(lds, ldd, rows, cols, 1, doff, streaming);
+          if (b) INFO("rows ", rows, " cols ", cols, " doff ", doff, " streaming ", streaming);
+          CHECK(b == 0);
+          bad += b;
+        }
+  CHECK(bad == 0);
+}

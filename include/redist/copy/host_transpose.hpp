@@ -51,9 +51,9 @@ template <class T>
 /// elements a side are mostly edges (bench/README.md). Panels and prefetch as in
 /// transpose().
 /// @pre simd_transpose<sizeof(T)>, rows >= B, cols >= B, ib < B, jb < B
-template <class T>
+template <class T, bool Stream>
 inline void transpose_whole_tiles(const T* s, index_t lds, T* d, index_t ldd, index_t rows,
-                                  index_t cols, index_t ib, index_t jb, bool streaming) {
+                                  index_t cols, index_t ib, index_t jb) {
   constexpr index_t B = static_cast<index_t>(64 / sizeof(T)), panel = 32 / B > 0 ? 32 / B : 1;
   const auto next = next_tile_start<B>;
   for (index_t j1 = 0; j1 < cols;) {
@@ -64,11 +64,11 @@ inline void transpose_whole_tiles(const T* s, index_t lds, T* d, index_t ldd, in
       const index_t i1 = next(i0, ib, rows);
       if (i1 < rows) {
         const index_t i2 = next(i1, ib, rows);
-        prefetch_strip(s, lds, d, ldd, i1, i1 + B, j1, j_end, i2, !streaming && i2 < rows);
+        prefetch_strip(s, lds, d, ldd, i1, i1 + B, j1, j_end, i2, !Stream && i2 < rows);
       }
       for (index_t k = 0; k < nj; ++k)
-        transpose_line_tile<sizeof(T)>(s + i0 * lds + js[k], lds, d + js[k] * ldd + i0, ldd,
-                                       streaming);
+        transpose_line_tile<sizeof(T), Stream>(s + i0 * lds + js[k], lds, d + js[k] * ldd + i0,
+                                               ldd);
       i0 = i1;
     }
     j1 = next(js[nj - 1], jb, cols);
@@ -106,7 +106,10 @@ inline void transpose(const T* s, index_t lds, T* d, index_t ldd, index_t rows, 
   const index_t ib = min(rows, head(d, ldd)), jb = min(cols, head(s, lds));
   if constexpr (simd) {
     if (rows >= B && cols >= B) {
-      transpose_whole_tiles(s, lds, d, ldd, rows, cols, ib, jb, streaming);
+      if (streaming)
+        transpose_whole_tiles<T, true>(s, lds, d, ldd, rows, cols, ib, jb);
+      else
+        transpose_whole_tiles<T, false>(s, lds, d, ldd, rows, cols, ib, jb);
       return;
     }
   }
@@ -119,7 +122,10 @@ inline void transpose(const T* s, index_t lds, T* d, index_t ldd, index_t rows, 
     if (ni < B || nj < B) {
       scalar(i0, i0 + ni, j0, j0 + nj);
     } else if constexpr (simd) {
-      transpose_line_tile<sizeof(T)>(sb, lds, db, ldd, streaming);
+      if (streaming)
+        transpose_line_tile<sizeof(T), true>(sb, lds, db, ldd);
+      else
+        transpose_line_tile<sizeof(T), false>(sb, lds, db, ldd);
     } else {
       T t[B][B];
       for (index_t i = 0; i < B; ++i)

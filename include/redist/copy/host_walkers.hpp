@@ -47,7 +47,12 @@ inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T
   for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
     const T* sr = s + runs[r].src;
     T* dr = d + runs[r].dst;
-    for (index_t i = 0; i < runs[r].length; ++i) put(dr[i], sr[i * step]);
+    const index_t n = runs[r].length;
+    // Contiguous on both sides: a loop the compiler vectorises.
+    if (step == 1)
+      for (index_t i = 0; i < n; ++i) put(dr[i], sr[i]);
+    else
+      for (index_t i = 0; i < n; ++i) put(dr[i], sr[i * step]);
   }
 }
 
@@ -59,14 +64,15 @@ inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const Colum
 }
 
 /// One member of a transposed copy: each run is a transpose of `length` op-rows by
-/// col_len columns (streaming only when plain: a scaled copy reads its target).
+/// col_len columns. Never streaming: a transpose waits on the misses of its strided
+/// source rows, not on bandwidth, and its streaming stores measured 1.2x slower than
+/// cached ones (bench/kernel_transpose; bench/README.md, "Drop-in: PBLAS").
 template <class T, class Put>
 inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d,
                                    Put put) {
-  constexpr bool plain = std::is_same_v<Put, Assign>;
   for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-    transpose(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len,
-              plain && c.streaming, put);
+    transpose(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len, false,
+              put);
 }
 
 /// All of copy c; one copy_run when it is one contiguous block on both sides.

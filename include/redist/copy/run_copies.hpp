@@ -18,6 +18,7 @@
 ///     @pre first < end, no two copies write the same element
 
 #include <cstddef>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -35,12 +36,25 @@ template <class ExecSpace,
 struct CopyRunner;
 
 /// Host: parallel over the copies, or over the columns of each when there are fewer
-/// than twice as many copies as threads.
+/// than twice as many copies as threads. A scaling operation is fixed first
+/// (detail::with_fixed_op): the loops then test beta and the conjugation once, not per
+/// element.
 template <class ExecSpace>
 struct CopyRunner<ExecSpace, true> {
   template <class T, class Put>
   static void run(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRun* runs,
                   const ColumnMember* members, Put put, std::size_t first, std::size_t end) {
+    if constexpr (std::is_same_v<Put, ElementOp<T>>)
+      detail::with_fixed_op(
+          put, [&](auto fixed) { launch(exec, copies, runs, members, fixed, first, end); });
+    else
+      launch(exec, copies, runs, members, put, first, end);
+  }
+
+ private:
+  template <class T, class Put>
+  static void launch(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRun* runs,
+                     const ColumnMember* members, Put put, std::size_t first, std::size_t end) {
     const auto threads = static_cast<std::size_t>(ExecSpace::concurrency());
     if (threads > 1 && end - first < 2 * threads) {
       for (std::size_t k = first; k < end; ++k) {
