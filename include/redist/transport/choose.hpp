@@ -133,6 +133,18 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
   return window_of;
 }
 
+/// Calls f(m, segments) for every sent message m that its receiver could read in place: to
+/// a rank of this node, not empty, with few enough segments to describe.
+template <class F>
+void for_each_readable_send(const Plan& plan, const std::vector<bool>& on_node, F&& f) {
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    const Message& msg = plan.send.messages[m];
+    const index_t count = segments_in(plan.send, msg);
+    if (on_node[static_cast<std::size_t>(msg.peer)] && msg.count > 0 && describable(count))
+      f(m, count);
+  }
+}
+
 /// Marks the messages to ranks of this node that go cross-memory (not direct, under
 /// `policy`) and fills their segments' addresses in binding order.
 template <class T, class Source>
@@ -140,16 +152,13 @@ void find_cross_memory_sends(const Plan& plan, const Chunking& sent,
                              const std::vector<bool>& on_node, TransportPolicy policy,
                              const Source& source, std::vector<Transport>& how,
                              std::vector<std::vector<Address<T>>>& segments) {
-  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+  for_each_readable_send(plan, on_node, [&](std::size_t m, index_t count) {
     const Message& msg = plan.send.messages[m];
-    const index_t count = segments_in(plan.send, msg);
-    if (how[m] == Transport::direct || !on_node[static_cast<std::size_t>(msg.peer)] ||
-        msg.count == 0 || !describable(count))
-      continue;
-    if (policy == TransportPolicy::automatic &&
-        msg.elements * static_cast<index_t>(sizeof(T)) <
-            cross_memory_min_piece_bytes * columns_in(plan, plan.send, msg))
-      continue;
+    if (how[m] == Transport::direct ||
+        (policy == TransportPolicy::automatic &&
+         msg.elements * static_cast<index_t>(sizeof(T)) <
+             cross_memory_min_piece_bytes * columns_in(plan, plan.send, msg)))
+      return;
     how[m] = Transport::cross_memory;
     std::vector<Address<T>>& list = segments[m];
     list.reserve(static_cast<std::size_t>(count));
@@ -157,7 +166,7 @@ void find_cross_memory_sends(const Plan& plan, const Chunking& sent,
       list.push_back(source(part, r, col));
       return true;
     });
-  }
+  });
 }
 
 /// Marks the messages to ranks of this node that go device-ipc: those whose segments all
@@ -166,21 +175,17 @@ template <class T, class Source>
 void find_device_sends(const Plan& plan, const Chunking& sent, const std::vector<bool>& on_node,
                        const Source& source, std::vector<Transport>& how,
                        std::vector<ipc::Exports>& exports) {
-  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
-    const Message& msg = plan.send.messages[m];
-    if (!on_node[static_cast<std::size_t>(msg.peer)] || msg.count == 0 ||
-        !describable(segments_in(plan.send, msg)))
-      continue;
+  for_each_readable_send(plan, on_node, [&](std::size_t m, index_t) {
     ipc::Exports e;
     bool ok = true;
     for_each_sent_segment(plan, sent, m, [&](index_t part, const Piece& r, const Piece& col) {
       const Address<T> a = source(part, r, col);
       return ok = e.add(a.first, a.second);
     });
-    if (!ok) continue;  // not from cudaMalloc: point to point
+    if (!ok) return;  // not from cudaMalloc: point to point
     how[m] = Transport::device_ipc;
     exports[m] = std::move(e);
-  }
+  });
 }
 
 }  // namespace detail

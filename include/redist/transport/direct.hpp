@@ -41,19 +41,21 @@ class Direct {
     imports_ = std::move(imports);
     note_in_.assign(link_->messages.plan->recv.messages.size(), 0);
     note_out_.assign(link_->messages.plan->send.messages.size(), 0);
+    const auto& how = link_->messages.graph->send_transport;
+    read_here_.clear();
+    for (std::size_t m = 0; m < how.size(); ++m)
+      if (reads_in_place(how[m])) read_here_.push_back(m);
+    device_reads_ = std::find(how.begin(), how.end(), Transport::device_ipc) != how.end();
   }
 
   /// Our source is ready: every receiver that reads it in place may read it now.
   void begin() {
     for (const auto& w : windows_) w->publish();
-    const auto& how = link_->messages.graph->send_transport;
     // A peer's kernels read our device source in their own stream: what was written to
     // it on our instance must be done first.
     if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
-      if (std::find(how.begin(), how.end(), Transport::device_ipc) != how.end())
-        link_->exec->fence();
-    for (std::size_t m = 0; m < how.size(); ++m) {
-      if (!reads_in_place(how[m])) continue;
+      if (device_reads_) link_->exec->fence();
+    for (const std::size_t m : read_here_) {
       const Message& msg = link_->messages.sent(m);
       link_->requests->post({kind, Signal::ack, m}, link_->comm.irecv(msg.peer, read_ack_tag),
                             {msg.peer, 0});
@@ -94,6 +96,8 @@ class Direct {
   std::vector<std::shared_ptr<redist::detail::NodeWindow>> windows_;
   std::shared_ptr<ipc::Imports> imports_;         ///< kept mapped while copies are bound to them
   std::vector<std::int64_t> note_in_, note_out_;  ///< per message; the content is unused
+  std::vector<std::size_t> read_here_;  ///< the messages we send that their receivers read in place
+  bool device_reads_ = false;           ///< whether a peer reads our device memory (device IPC)
 };
 
 }  // namespace redist::transport
