@@ -50,7 +50,9 @@ for topo in $topologies; do
     for k in 1 2 3; do
       scripts/cluster.sh --nodes "$nodes" --mtu "${MTU:-1500}" --rate "$rate" -- \
         python3 bench/link_anchor.py "$(anchor_bytes "$rate")" "${addrs[@]}" 2>/dev/null
-    done | python3 -c "import json,sys; rows=[json.loads(l) for l in sys.stdin if l.startswith('{')]
+    done | python3 -c "import json,re,sys
+# The nodes print at once: their lines may run together, so every JSON object is taken.
+rows=[json.loads(m) for m in re.findall(r'\{[^{}]*\}', sys.stdin.read())]
 json.dump({'topology': sys.argv[1], 'link_rate': sys.argv[2], 'mtu': int(sys.argv[3]),
            'tcp_anchor': rows}, open(sys.argv[4], 'w'))" "$topo" "$rate" "${MTU:-1500}" \
       "$out/$topo-$rate-anchor.json"
