@@ -494,7 +494,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
       return runs;
     };
     const Runs rd = run_redist(redist::InterNodeSchedule::automatic, "redist_scalapack");
-    const Runs rc = run_redist(redist::InterNodeSchedule::all_at_once, "redist_all_at_once");
+    const Runs ra = run_redist(redist::InterNodeSchedule::all_at_once, "redist_all_at_once");
 
     Runs pd;
 #if REDIST_HAVE_SCALAPACK
@@ -536,13 +536,13 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
     }
 #endif
     const Variant* vr = res.find("redist_scalapack");
-    const Variant* vc = res.find("redist_all_at_once");
+    const Variant* va = res.find("redist_all_at_once");
     const Variant* vp = res.find("pdgemr2d");
     const double util = 100 * bound / vr->timing.median();
     const double util_best = 100 * bound / vr->timing.best();
     const double pd_util = vp ? 100 * bound / vp->timing.median() : NAN;
-    const double aao_util = 100 * bound / vc->timing.median();
-    const double aao_util_best = 100 * bound / vc->timing.best();
+    const double aao_util = 100 * bound / va->timing.median();
+    const double aao_util_best = 100 * bound / va->timing.best();
     const double ratio = speedup(vr, vp);
     const double ratio_best = vp ? vp->timing.best() / vr->timing.best() : NAN;
     res.extra = {{"nodes", static_cast<double>(nodes.nodes)},
@@ -554,9 +554,9 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                  {"utilisation_pdgemr2d_pct", pd_util},
                  {"utilisation_all_at_once_pct", aao_util},
                  {"utilisation_all_at_once_best_pct", aao_util_best},
-                 {"speedup_over_all_at_once", vc->timing.median() / vr->timing.median()},
-                 {"cpu_per_run_sum_all_at_once", rc.cpu_sum()},
-                 {"machine_busy_all_at_once_pct", 100 * rc.machine_busy},
+                 {"speedup_over_all_at_once", va->timing.median() / vr->timing.median()},
+                 {"cpu_per_run_sum_all_at_once", ra.cpu_sum()},
+                 {"machine_busy_all_at_once_pct", 100 * ra.machine_busy},
                  {"mpi_bound_seconds", mpi_bound},
                  {"utilisation_vs_mpi_pct", 100 * mpi_bound / vr->timing.median()},
                  {"speedup", ratio},
@@ -581,7 +581,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
     for (int k = 0; k < 4; ++k) {
       res.extra.emplace_back(std::string("link0_") + shares[k] + "_redist_pct", rd.link[k]);
       res.extra.emplace_back(std::string("link0_") + shares[k] + "_pdgemr2d_pct", pd.link[k]);
-      res.extra.emplace_back(std::string("link0_") + shares[k] + "_all_at_once_pct", rc.link[k]);
+      res.extra.emplace_back(std::string("link0_") + shares[k] + "_all_at_once_pct", ra.link[k]);
     }
     if (root) {
       const auto mb = [](double x) { return x / 1e6; };
@@ -592,10 +592,10 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                     vp ? vp->timing.best() : NAN);
       std::snprintf(u, sizeof u, "%.0f/%.0f %%", util, util_best);
       char amed[40], au[32], alink[48];
-      std::snprintf(amed, sizeof amed, "%.3f/%.3f", vc->timing.median(), vc->timing.best());
+      std::snprintf(amed, sizeof amed, "%.3f/%.3f", va->timing.median(), va->timing.best());
       std::snprintf(au, sizeof au, "%.0f/%.0f %%", aao_util, aao_util_best);
-      std::snprintf(alink, sizeof alink, "%.0f/%.0f/%.0f", rc.link[0] + rc.link[1], rc.link[2],
-                    rc.link[3]);
+      std::snprintf(alink, sizeof alink, "%.0f/%.0f/%.0f", ra.link[0] + ra.link[1], ra.link[2],
+                    ra.link[3]);
       std::snprintf(cpu, sizeof cpu, "%.2f/%.2f", rd.cpu_sum(), pd.cpu_sum());
       std::snprintf(busy, sizeof busy, "%.0f/%.0f", 100 * rd.machine_busy, 100 * pd.machine_busy);
       std::snprintf(inter, sizeof inter, "%.0f/%.0f/%.0f", mb(as_run.inter_node),
@@ -614,7 +614,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
                  << ", \"perm_node_aware\": " << json_ints(perm_node)
                  << ", \"cpu_per_run_redist\": " << json_array(rd.cpu_per_rank)
                  << ", \"cpu_per_run_pdgemr2d\": " << json_array(pd.cpu_per_rank)
-                 << ", \"cpu_per_run_all_at_once\": " << json_array(rc.cpu_per_rank)
+                 << ", \"cpu_per_run_all_at_once\": " << json_array(ra.cpu_per_rank)
                  << ", \"system_per_run_redist\": " << json_array(rd.sys_per_rank)
                  << ", \"system_per_run_pdgemr2d\": " << json_array(pd.sys_per_rank) << "}";
       first = false;
