@@ -214,6 +214,7 @@ class Executor {
   /// that copy nothing run whatever is left of it. Returns how many ran.
   std::size_t drain(index_t budget, index_t& spent, bool block) {
     std::size_t ran = 0;
+    index_t unpolled = 0;  // elements copied since the last poll
     for (std::size_t v; (v = walk_.front()) != engine::ScheduleWalk::none;) {
       const Task& t = graph_.tasks[v];
       const index_t cost = copies_of(t);
@@ -224,11 +225,16 @@ class Executor {
       execute(v);
       walk_.complete(v);
       spent += cost;
+      unpolled += cost;
       ++ran;
-      // Between packs, let MPI move what is posted (transports such as TCP progress only
-      // inside MPI calls) and take what arrived: chunk k travels and is unpacked while
-      // chunk k + 1 is packed.
-      if (t.kind == TaskKind::send) poll();
+      // After every pack, and after every chunk's worth of local copies and unpacks, let
+      // MPI move what is posted (transports such as TCP progress only inside MPI calls)
+      // and take what arrived: chunk k travels while chunk k + 1 is packed, and a rank
+      // that drives its node's link alone does not leave it idle through its local copies.
+      if (t.kind == TaskKind::send || unpolled >= chunk_elements()) {
+        poll();
+        unpolled = 0;
+      }
     }
     return ran;
   }

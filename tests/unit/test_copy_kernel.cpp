@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -217,4 +218,52 @@ TEST_CASE("transposed and scaled copies: every element, streaming or not, odd si
       }
       CHECK(bad == 0);
     }
+}
+
+TEST_CASE("transposed copies of thin blocks: members of a few columns, runs of a few rows") {
+  // What element- and small-block-cyclic layouts make: many members of col_len columns
+  // (1..9, either side of the plain-loop threshold) whose target columns are 3 apart, and
+  // runs of 1..10 op-rows that skip rows on both sides. Every element is checked against
+  // the StridedCopy formula (copy/strided_copy.hpp), plain and scaled, and nothing else
+  // in the target may change.
+  const index_t lds = 53, ldd = 61;
+  std::vector<double> src(static_cast<std::size_t>(lds * 80));
+  std::iota(src.begin(), src.end(), 1.0);
+  long bad = 0;
+  for (const index_t col_len : {1, 2, 3, 7, 8, 9})
+    for (const index_t run_len : {1, 4, 7, 8, 10})
+      for (const bool scaled : {false, true}) {
+        CopyPool<double> pool;
+        const index_t members = 50 / (3 * col_len) > 0 ? 50 / (3 * col_len) : 1;
+        for (index_t m = 0; m < members; ++m)  // source rows m * col_len..., target columns 3 apart
+          pool.members.push_back(ColumnMember{m * col_len, 3 * m * col_len * ldd});
+        for (index_t r = 0; r * (run_len + 1) + run_len <= 50; ++r)  // a gap of one row
+          pool.runs.push_back(RowRun{r * (run_len + 2) * lds, r * (run_len + 1), run_len});
+        std::vector<double> dst(static_cast<std::size_t>(ldd * 3 * members * col_len + ldd), -1.0);
+        StridedCopy<double> c;
+        c.src = src.data(), c.dst = dst.data(), c.lds = lds, c.ldd = ldd;
+        c.runs = static_cast<index_t>(pool.runs.size()), c.members = members;
+        c.col_len = col_len;
+        c.transposed = true;
+        if (scaled) pool.op = ElementOp<double>(Transform<double>{Op::transpose, 2.0, 0.5});
+        pool.copies.push_back(c);
+        std::vector<double> want = dst;
+        for (const ColumnMember& m : pool.members)
+          for (index_t j = 0; j < col_len; ++j)
+            for (const RowRun& r : pool.runs)
+              for (index_t i = 0; i < r.length; ++i) {
+                const double a = src[static_cast<std::size_t>(m.src + j + r.src + i * lds)];
+                double& w = want[static_cast<std::size_t>(m.dst + j * ldd + r.dst + i)];
+                w = scaled ? 2.0 * a + 0.5 * w : a;
+              }
+        run_copies(Kokkos::DefaultHostExecutionSpace{}, pool, 0, 1);
+        Kokkos::fence();
+        const long b = static_cast<long>(
+            std::inner_product(dst.begin(), dst.end(), want.begin(), 0L, std::plus<>(),
+                               [](double x, double y) { return x != y ? 1L : 0L; }));
+        INFO("col_len ", col_len, " run_len ", run_len, " scaled ", scaled);
+        CHECK(b == 0);
+        bad += b;
+      }
+  CHECK(bad == 0);
 }

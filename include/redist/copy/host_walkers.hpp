@@ -63,16 +63,30 @@ inline void copy_column(const StridedCopy<T>& c, const RowRun* runs, const Colum
   copy_one_column(c, runs, c.src_column(members, k), c.dst_column(members, k), put);
 }
 
+/// Blocks with fewer op-rows or columns than this are transposed by a plain loop: the
+/// tiles, heads and prefetches of transpose() cost more than they save on them.
+inline constexpr index_t thin_transpose_side = 8;
+
 /// One member of a transposed copy: each run is a transpose of `length` op-rows by
-/// col_len columns. Never streaming: a transpose waits on the misses of its strided
-/// source rows, not on bandwidth, and its streaming stores measured 1.2x slower than
-/// cached ones (bench/kernel_transpose; bench/README.md, "Drop-in: PBLAS").
+/// col_len columns. Element- and small-block-cyclic layouts make these blocks a few
+/// elements a side (members of one column, runs of a few rows), by the hundred thousand:
+/// those take the plain loop. Never streaming: a transpose waits on the misses of its
+/// strided source rows, not on bandwidth, and its streaming stores measured 1.2x slower
+/// than cached ones (bench/kernel_transpose; bench/README.md, "Drop-in: PBLAS").
 template <class T, class Put>
 inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d,
                                    Put put) {
-  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-    transpose(s + runs[r].src, c.lds, d + runs[r].dst, c.ldd, runs[r].length, c.col_len, false,
-              put);
+  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+    const T* sr = s + runs[r].src;
+    T* dr = d + runs[r].dst;
+    const index_t n = runs[r].length;
+    if (n >= thin_transpose_side && c.col_len >= thin_transpose_side) {
+      transpose(sr, c.lds, dr, c.ldd, n, c.col_len, false, put);
+      continue;
+    }
+    for (index_t j = 0; j < c.col_len; ++j, sr += 1, dr += c.ldd)
+      for (index_t i = 0; i < n; ++i) put(dr[i], sr[i * c.lds]);
+  }
 }
 
 /// All of copy c; one copy_run when it is one contiguous block on both sides.
