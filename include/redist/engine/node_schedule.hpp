@@ -30,6 +30,11 @@
 ///            message received in this rank's previous step (the last W packets of one step
 ///            overlap the first of the next, so the link does not idle between steps).
 ///
+/// The engine wires W = step_window, unpaced: no window edge, and a step's packets wait
+/// only for the first packet of the previous step's messages. The steps then start in
+/// order and run interleaved, each rank's sends by packet position first
+/// (engine/schedule_walk.hpp); on the links measured a tighter W stalled senders.
+///
 /// Every edge points from a lower (step, packet) to a higher one, and a packet's sender
 /// runs it at the same (step, packet) as its receiver's pair, so the graph of all ranks
 /// together has no cycle: no rank waits forever.
@@ -37,6 +42,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -57,9 +63,15 @@ inline constexpr index_t step_packet_bytes = index_t{256} << 10;
 /// rendezvous reply, which TCP queues behind the data already going the other way (the two
 /// directions of a link would take turns: docs/transports.md).
 inline constexpr index_t step_piece_bytes = index_t{60} << 10;
-/// Packets a rank may run ahead of the rank it receives from in one step (2 MiB at 256 KiB):
-/// enough to keep the link busy while a descheduled partner catches up.
-inline constexpr std::size_t step_window = 8;
+/// A window that never holds a rank back: no packet waits for its partner's, and a step's
+/// packets wait only for the first packet of the previous step's messages.
+inline constexpr std::size_t step_unpaced = std::numeric_limits<std::size_t>::max();
+/// Packets a rank may run ahead of the rank it receives from (add_step_edges): unpaced.
+/// A window of 8 packets (2 MiB) held 3 nodes of one rank at 1 Gbit/s to 86-96 % of the
+/// link bound, unpaced 95-99 %, with 2 x 1, 2 x 2 and 4 x 1 nodes no slower
+/// (bench/README.md, "Cluster: polling, MTU and pacing"): the in-flight data of a link
+/// (socket buffers, the link's queue) is larger than such a window, so it stalled senders.
+inline constexpr std::size_t step_window = step_unpaced;
 
 /// A step order's pieces only while no rank receives more than this many from other nodes
 /// (1 GB at 60 KiB): each piece is a request outstanding from its batch's start, and every
