@@ -67,10 +67,10 @@ inline constexpr index_t step_piece_bytes = index_t{60} << 10;
 /// packets wait only for the first packet of the previous step's messages.
 inline constexpr std::size_t step_unpaced = std::numeric_limits<std::size_t>::max();
 /// Packets a rank may run ahead of the rank it receives from (add_step_edges): unpaced.
-/// A window of 8 packets (2 MiB) held 3 nodes of one rank at 1 Gbit/s to 86-96 % of the
-/// link bound, unpaced 95-99 %, with 2 x 1, 2 x 2 and 4 x 1 nodes no slower
-/// (bench/README.md, "Cluster: polling, MTU and pacing"): the in-flight data of a link
-/// (socket buffers, the link's queue) is larger than such a window, so it stalled senders.
+/// A window of 8 packets (2 MiB) held 3 nodes of one rank at 1 Gbit/s to 86-97 % of the
+/// link bound, unpaced 95-99 %; 2 x 1, 2 x 2 and 4 x 1 nodes ran as fast, 3 x 1 at 2.5
+/// Gbit/s 2-3 points slower (bench/README.md, "Cluster: polling, MTU and pacing"). A link
+/// holds more in flight (socket buffers, its queue) than such a window: it stalled senders.
 inline constexpr std::size_t step_window = step_unpaced;
 
 /// A step order's pieces only while no rank receives more than this many from other nodes
