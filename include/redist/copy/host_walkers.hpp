@@ -89,11 +89,42 @@ inline void copy_transposed_member(const StridedCopy<T>& c, const RowRun* runs, 
   }
 }
 
+/// Members of a transposed copy taken this many at a time when each is one column.
+inline constexpr index_t transposed_column_group = 8;
+
+/// A transposed copy whose members are one column each (a source whose rows alternate
+/// between ranks, such as element-cyclic rows): members go transposed_column_group at a
+/// time through the runs, so that each source line read serves that many target columns.
+/// One member at a time, every element read is a page away from the last.
+template <class T, class Put>
+inline void copy_transposed_columns(const StridedCopy<T>& c, const RowRun* runs,
+                                    const ColumnMember* members, Put put) {
+  constexpr index_t G = transposed_column_group;
+  const ColumnMember* m = members + c.member_first;
+  index_t k = 0;
+  for (; k + G <= c.members; k += G) {
+    const T* s[G];
+    T* d[G];
+    for (index_t g = 0; g < G; ++g) s[g] = c.src + m[k + g].src, d[g] = c.dst + m[k + g].dst;
+    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+      for (index_t i = 0; i < runs[r].length; ++i) {
+        const index_t from = runs[r].src + i * c.lds, to = runs[r].dst + i;
+        for (index_t g = 0; g < G; ++g) put(d[g][to], s[g][from]);
+      }
+  }
+  for (; k < c.members; ++k)
+    copy_transposed_member(c, runs, c.src + m[k].src, c.dst + m[k].dst, put);
+}
+
 /// All of copy c; one copy_run when it is one contiguous block on both sides.
 template <class T, class Put>
 inline void copy_whole(const StridedCopy<T>& c, const RowRun* runs, const ColumnMember* members,
                        Put put) {
   if (c.transposed) {
+    if (c.col_len == 1) {
+      copy_transposed_columns(c, runs, members, put);
+      return;
+    }
     for (index_t k = c.member_first; k < c.member_first + c.members; ++k)
       copy_transposed_member(c, runs, c.src + members[k].src, c.dst + members[k].dst, put);
     return;
