@@ -180,15 +180,17 @@ print("cluster_schedules.py: %d jobs, %d rows -> %s; load (1 min) %s; mismatches
 if plots and rows:
     os.makedirs(plots, exist_ok=True)
     topos = [t for t in order if any(r["topology"] == t for r in rows)]
+    # Only the schedules that ran: gnuplot refuses a histogram column without a point.
+    ran = [v for v in SCHEDULES if any(r["utilisation_%s_pct" % v] is not None for r in rows)]
     with tempfile.TemporaryDirectory() as tmp:
         for t in topos:
             with open(os.path.join(tmp, "%s.dat" % t), "w") as fd:
-                fd.write("# label " + " ".join("util_" + v for v in SCHEDULES) + "\n")
+                fd.write("# label " + " ".join("util_" + v for v in ran) + "\n")
                 for r in (r for r in rows if r["topology"] == t):
                     fd.write('"%s %g" %s\n' % (
                         r["case"].split()[0], r["link_rate_bits"] / 1e9,
                         " ".join(f(r["utilisation_%s_pct" % v], "%g").replace("-", "NaN")
-                                 for v in SCHEDULES)))
+                                 for v in ran)))
         gp = os.path.join(tmp, "s.gp")
         with open(gp, "w") as fd:
             fd.write(
@@ -207,7 +209,7 @@ if plots and rows:
                 fd.write("plot " + ", ".join(
                     "'%s/%s.dat' using %d%s title '%s'" % (
                         tmp, t, k + 2, ":xtic(1)" if k == 0 else "", LABEL[v])
-                    for k, v in enumerate(SCHEDULES)) + "\n")
+                    for k, v in enumerate(ran)) + "\n")
             fd.write("unset multiplot\n")
         subprocess.run(["gnuplot", gp], check=True)
     print("cluster_schedules.py: %s/cluster_schedules.png" % plots)
