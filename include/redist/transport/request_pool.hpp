@@ -13,6 +13,14 @@
 /// every TCP socket, in Open MPI): with a thousand pieces outstanding, a thousand passes per
 /// poll. Boost.MPI's own wait_any and test_all take the same route for trivial requests.
 /// Requests that are not trivial (serialized types) are still tested one by one.
+///
+/// A blocking wait whose poll finds nothing done yields the core before polling again, as
+/// Open MPI does under its `mpi_yield_when_idle`. A rank that spins in MPI takes the core
+/// from whatever else has to run there for its data to come: the kernel's network path
+/// (softirq work deferred to ksoftirqd, a shaping qdisc's timers) or a rank sharing the
+/// core. Two ranks on simulated nodes that shared two cores lost 20-50 ms of a 0.51 s move
+/// at random while they spun (bench/README.md, "Cluster: yielding while idle"). With
+/// nothing else to run, a yield returns at once.
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -150,6 +159,7 @@ class RequestPool {
     for (;;) {
       if (auto e = test()) return *e;
       if (timed_out(since)) stalled("a transfer");
+      std::this_thread::yield();
     }
   }
   /// Takes the sends that are done, without blocking; true when none is left.
@@ -166,6 +176,8 @@ class RequestPool {
         since = Clock::now();
       else if (timed_out(since))
         stalled("a send");
+      else
+        std::this_thread::yield();
     }
   }
   /// Cancels the receives still outstanding and waits for them (after an error, before
