@@ -14,13 +14,10 @@
 /// poll. Boost.MPI's own wait_any and test_all take the same route for trivial requests.
 /// Requests that are not trivial (serialized types) are still tested one by one.
 ///
-/// A poll that finds nothing done yields the core, as Open MPI's progress engine does under
-/// its `mpi_yield_when_idle`. A rank that spins in MPI takes the core from whatever else has
-/// to run there for its data to come: the kernel's network path (softirq work deferred to
-/// ksoftirqd, a shaping qdisc's timers) or a rank sharing the core. Two ranks on simulated
-/// nodes that shared two cores lost 20-50 ms of a 0.51 s move at random while they spun
-/// (bench/README.md, "Cluster: yielding while idle"). With nothing else to run, a yield
-/// returns at once; a poll comes once per chunk copied or per pass of a blocking wait.
+/// A blocking wait yields the core between polls that find nothing done: a rank that spins
+/// in MPI takes the core from whatever else has to run there for its data to come (the
+/// kernel's network path, a rank sharing the core). The executor's own polls yield only
+/// inside wait() (executor.hpp).
 
 #include <algorithm>
 #include <chrono>
@@ -143,14 +140,11 @@ class RequestPool {
   /// Seconds a blocking wait may go without any request completing; <= 0: forever.
   void set_progress_timeout(double seconds) { timeout_ = seconds; }
 
-  /// A completed request, if any, without blocking; yields the core when there is none.
+  /// A completed request, if any, without blocking.
   std::optional<Completion> test() {
     if (completed_.empty())
       receives_.take_completed([&](const Received& r) { completed_.push_back(r.completion); });
-    if (completed_.empty()) {
-      std::this_thread::yield();
-      return std::nullopt;
-    }
+    if (completed_.empty()) return std::nullopt;
     const Completion e = completed_.front();
     completed_.pop_front();
     return e;
@@ -162,6 +156,7 @@ class RequestPool {
     for (;;) {
       if (auto e = test()) return *e;
       if (timed_out(since)) stalled("a transfer");
+      std::this_thread::yield();
     }
   }
   /// Takes the sends that are done, without blocking; true when none is left.
