@@ -12,6 +12,7 @@
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
+#include <boost/mpi/exception.hpp>
 #include <boost/mpi/timer.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
@@ -36,7 +37,7 @@ namespace redist_run {
 /// data (bench/README.md, "Cluster: yielding while idle").
 inline void wait_yielding(MPI_Request& r) {
   for (int done = 0;;) {
-    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    BOOST_MPI_CHECK_RESULT(MPI_Test, (&r, &done, MPI_STATUS_IGNORE));
     if (done) return;
     std::this_thread::yield();
   }
@@ -45,7 +46,7 @@ inline void wait_yielding(MPI_Request& r) {
 /// comm.barrier(), waiting as wait_yielding does.
 inline void barrier_yielding(const boost::mpi::communicator& comm) {
   MPI_Request r;
-  MPI_Ibarrier(comm, &r);
+  BOOST_MPI_CHECK_RESULT(MPI_Ibarrier, (comm, &r));
   wait_yielding(r);
 }
 
@@ -53,7 +54,7 @@ inline void barrier_yielding(const boost::mpi::communicator& comm) {
 inline double max_yielding(const boost::mpi::communicator& comm, double t) {
   double m = 0;
   MPI_Request r;
-  MPI_Iallreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm, &r);
+  BOOST_MPI_CHECK_RESULT(MPI_Iallreduce, (&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm, &r));
   wait_yielding(r);
   return m;
 }

@@ -240,14 +240,9 @@ class Executor {
     return ran;
   }
 
-  /// Handles every request that has completed, without blocking. Inside wait() (`yield`)
-  /// it then yields the core, as Open MPI's progress engine does under its
-  /// `mpi_yield_when_idle`: a rank that spins takes the core from what its data waits on,
-  /// the kernel's network path or a rank sharing the core. One rank a node on simulated
-  /// nodes sharing two cores lost 20-50 ms of a 0.51 s move at random while it spun
-  /// (bench/README.md, "Cluster: yielding while idle"). Not inside test(): yielding there
-  /// too, the overlap suite hid none of the move behind the caller's compute (40-100 %
-  /// without it).
+  /// Handles every request that has completed, without blocking; inside wait() (`yield`)
+  /// it then yields the core to what the data waits on, never inside test()
+  /// (docs/transports.md, "Waiting yields").
   std::size_t poll(bool yield) {
     std::size_t n = 0;
     for (; const auto e = requests_.test(); ++n) handle(*e);

@@ -14,10 +14,8 @@
 /// poll. Boost.MPI's own wait_any and test_all take the same route for trivial requests.
 /// Requests that are not trivial (serialized types) are still tested one by one.
 ///
-/// A blocking wait yields the core between polls that find nothing done: a rank that spins
-/// in MPI takes the core from whatever else has to run there for its data to come (the
-/// kernel's network path, a rank sharing the core). The executor's own polls yield only
-/// inside wait() (executor.hpp).
+/// A blocking wait yields the core between polls that find nothing done, as the executor's
+/// polls do inside wait() (docs/transports.md, "Waiting yields").
 
 #include <algorithm>
 #include <chrono>
