@@ -2,13 +2,14 @@
 """Two or more builds of redist-run side by side on simulated nodes (scripts/cluster.sh).
 
   sudo bench/cluster_ab.py OUT.json "2x1 3x1" "1gbit 2.5gbit" "1500 9000" REPEAT \\
-      LABEL=PATH/redist-run [LABEL=PATH/redist-run ...]
+      LABEL=PATH/redist-run [LABEL="PATH/redist-run --tcp-cc=reno" ...]
 
 Per (topology, rate, MTU, case a-d) every build runs once, in the order given, one job after
 the other, so that the builds see the same machine; cases and extents are those of
 bench/cluster_schedules.sh (read from it), ScaLAPACK storage, the default schedule. The bound
 is the busiest rank's bytes to or from other nodes / rate: right for one rank a node (with
-several, compare the times). Prints one line per row and writes every timed run to OUT.json.
+several, compare the times). Words after a build's path are options of scripts/cluster.sh for
+that build's jobs. Prints one line per row and writes every timed run to OUT.json.
 """
 import json
 import os
@@ -19,6 +20,8 @@ import sys
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 out, topos, rates, mtus, repeat = sys.argv[1], *(a.split() for a in sys.argv[2:5]), int(sys.argv[5])
 builds = [a.split("=", 1) for a in sys.argv[6:]]
+cluster_options = {label: spec.split()[1:] for label, spec in builds}
+builds = [(label, spec.split()[0]) for label, spec in builds]
 if not builds:
     sys.exit("cluster_ab.py: give at least one LABEL=PATH/redist-run")
 sizes = dict(re.findall(r"\[([0-9x]+-[0-9.]+[mg]bit-[a-d])\]=([0-9x]+)",
@@ -48,7 +51,7 @@ for topo in topos:
                     load = float(open("/proc/loadavg").read().split()[0])
                     subprocess.run([os.path.join(root, "scripts/cluster.sh"), "--nodes", str(nodes),
                                     "--ranks-per-node", str(rpn), "--rate", rate, "--mtu", mtu,
-                                    "--", binary, "--src", src, "--dst", dst, "--repeat",
+                                    *cluster_options[label], "--", binary, "--src", src, "--dst", dst, "--repeat",
                                     str(repeat), "--json", report],
                                    env=dict(os.environ, OMP_NUM_THREADS="1"),
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
@@ -64,4 +67,4 @@ for topo in topos:
                       " ".join(f"{l} {row[l]['median_s']:.3f} ({100 * row[l]['util_median']:.0f}%)"
                                for l, _ in builds), flush=True)
                 rows.append(row)
-json.dump({"builds": dict(builds), "repeat": repeat, "rows": rows}, open(out, "w"), indent=1)
+json.dump({"builds": dict(builds), "cluster_options": cluster_options, "repeat": repeat, "rows": rows}, open(out, "w"), indent=1)

@@ -5,7 +5,8 @@
 # within a node, and sends everything else over TCP across the links. See docs/cluster.md.
 #
 #   scripts/cluster.sh [--nodes N] [--ranks-per-node R] [--rate RATE] [--burst B]
-#                      [--mtu BYTES] [--fault down:SECONDS] [--keep-going] -- PROGRAM [ARGS...]
+#                      [--mtu BYTES] [--tcp-cc ALG] [--fault down:SECONDS] [--keep-going]
+#                      -- PROGRAM [ARGS...]
 #
 # Needs root (network namespaces). Exits with the job's exit code; 2 for a bad option or a
 # machine that cannot build the cluster (one line says which); 130/143 on SIGINT/SIGTERM.
@@ -38,6 +39,7 @@ ranks_per_node=1
 rate=""
 burst=""
 mtu=$default_mtu
+tcp_cc=""
 fault_s=""
 keep_going=0
 program=()
@@ -51,7 +53,8 @@ cleaned=0
 usage() {
   cat <<EOF
 usage: $me [--nodes N] [--ranks-per-node R] [--rate RATE] [--burst B]
-                  [--mtu BYTES] [--fault down:SECONDS] [--keep-going] -- PROGRAM [ARGS...]
+                  [--mtu BYTES] [--tcp-cc ALG] [--fault down:SECONDS] [--keep-going]
+                  -- PROGRAM [ARGS...]
   --nodes N            simulated nodes, 1 to $max_nodes (default 2)
   --ranks-per-node R   ranks on each node, 1 to $max_ranks_per_node (default 1)
   --rate RATE          shape each direction of each node's link with tc tbf, in tc's
@@ -59,6 +62,8 @@ usage: $me [--nodes N] [--ranks-per-node R] [--rate RATE] [--burst B]
   --burst B            tbf burst with --rate, in tc's units: 256kb, 1mb (default $default_burst)
   --mtu BYTES          frame size of every link, $min_mtu to $max_mtu (default $default_mtu;
                        9000: jumbo frames, as on many HPC networks)
+  --tcp-cc ALG         TCP congestion control of every node: one of
+                       net.ipv4.tcp_allowed_congestion_control (default: the machine's)
   --fault down:S       take node 1's link down S seconds after the job starts
   --keep-going         a rank that exits non-zero does not end the other ranks
                        (Open MPI's orte_abort_on_non_zero_status 0)
@@ -113,11 +118,11 @@ parse_options() {
       --) shift; break ;;
       -h | --help) usage; exit 0 ;;
       --keep-going) keep_going=1; shift; continue ;;
-      --nodes | --ranks-per-node | --rate | --burst | --mtu | --fault)
+      --nodes | --ranks-per-node | --rate | --burst | --mtu | --tcp-cc | --fault)
         if (($# < 2)) || [[ $2 == -* ]]; then fail "$opt: missing value"; fi
         value=$2
         shift 2 ;;
-      --nodes=* | --ranks-per-node=* | --rate=* | --burst=* | --mtu=* | --fault=*)
+      --nodes=* | --ranks-per-node=* | --rate=* | --burst=* | --mtu=* | --tcp-cc=* | --fault=*)
         value=${opt#*=}
         opt=${opt%%=*}
         shift ;;
@@ -142,6 +147,9 @@ parse_options() {
         ((value >= min_mtu && value <= max_mtu)) ||
           fail "$opt: '$value' is outside $min_mtu..$max_mtu"
         mtu=$value ;;
+      --tcp-cc)
+        check_value "$opt" "$value" '^[a-z0-9_]+$' "a congestion control such as reno, cubic, bbr"
+        tcp_cc=$value ;;
       --fault)
         check_value "$opt" "$value" '^down:[0-9]+(\.[0-9]+)?$' "down:SECONDS (e.g. down:3)"
         fault_s=${value#down:} ;;
@@ -165,6 +173,13 @@ check_machine() {
   for tool in ip unshare mpirun ${rate:+tc}; do
     command -v "$tool" >/dev/null || fail "needs '$tool', which is not installed"
   done
+  # A namespace may choose only what the machine allows (reno always); others need
+  # modprobe and net.ipv4.tcp_allowed_congestion_control, which are the machine's to change.
+  local allowed=/proc/sys/net/ipv4/tcp_allowed_congestion_control
+  if [[ -n $tcp_cc ]] && ! [[ " $(cat "$allowed" 2>/dev/null) " == *" $tcp_cc "* ]]; then
+    fail "--tcp-cc: '$tcp_cc' is not allowed in a namespace here" \
+      "(net.ipv4.tcp_allowed_congestion_control: $(cat "$allowed" 2>/dev/null))"
+  fi
 }
 
 # try WHAT COMMAND...: runs COMMAND; on failure one line names WHAT and the first line of
@@ -196,6 +211,10 @@ add_namespace() {
   try "create network namespace $1 (no network namespace support?)" ip netns add "$1"
   made_namespaces+=("$1")
   try "bring up loopback in $1" ip -n "$1" link set lo up
+  if [[ -n $tcp_cc ]]; then
+    try "use TCP congestion control $tcp_cc in $1" \
+      ip netns exec "$1" sysctl -qw "net.ipv4.tcp_congestion_control=$tcp_cc"
+  fi
 }
 
 # add_link NS_A IF_A NS_B IF_B: a veth pair made directly inside the two namespaces, so that
@@ -249,7 +268,7 @@ describe_cluster() {
   if [[ -n $rate ]]; then
     shaping="$rate each direction (tc tbf burst ${burst:-$default_burst} latency $tbf_latency)"
   fi
-  shaping+=", mtu $mtu"
+  shaping+=", mtu $mtu, tcp $(ip netns exec "$(node_ns 0)" sysctl -n net.ipv4.tcp_congestion_control)"
   sizes="$(plural "$nodes" node) x $(plural "$ranks_per_node" rank)"
   note "$sizes = $(plural $((nodes * ranks_per_node)) rank), names $prefix*, links $shaping"
   for ((i = 0; i < nodes; i++)); do

@@ -142,6 +142,12 @@ placement 3 1
 grep -q "router netns" "$err"
 check $? "3 x 1 runs through a router namespace"
 
+# Each node's TCP uses the congestion control asked for (reno: every kernel allows it).
+run --tcp-cc reno -- cat /proc/sys/net/ipv4/tcp_congestion_control
+[[ $rc -eq 0 && $(grep -cx reno "$out") -eq 2 && $(wc -l <"$out") -eq 2 ]] && grep -q "tcp reno" "$err"
+check $? "--tcp-cc reno: both nodes' TCP uses reno ($(tr '\n' ' ' <"$out"))"
+expect_clean "--tcp-cc" "$err"
+
 # --- exit codes ------------------------------------------------------------------------------
 
 run --ranks-per-node 2 -- "$hello" --exit 3
@@ -213,6 +219,8 @@ bad_option "--burst: '1mb' needs --rate" --burst 1mb
 bad_option "--burst: '2b'" --rate 1gbit --burst 2b
 bad_option "--fault: 'up:3'" --fault up:3
 bad_option "--fault: 'down:1' needs node 1" --nodes 1 --fault down:1
+bad_option "--tcp-cc: 'x y'" --tcp-cc 'x y'
+bad_option "--tcp-cc: 'no_such_cc' is not allowed" --tcp-cc no_such_cc
 bad_option "unknown option '--color'" --color
 run --nodes 2
 [[ $rc -eq 2 && $(wc -l <"$err") -eq 1 ]] && grep -q "missing PROGRAM" "$err"
