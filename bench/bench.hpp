@@ -32,6 +32,7 @@
 #include <mpi.h>
 
 #include <redist/redist.hpp>
+#include <redist/transport/yielding_collectives.hpp>
 
 #if REDIST_HAVE_SCALAPACK
 extern "C" {
@@ -90,25 +91,27 @@ struct Timing {
 inline double median_of(std::vector<double> t) { return Timing{std::move(t)}.median(); }
 
 /// Times f() `repeat` times after `warmup` untimed calls: barrier, run, max over ranks.
+/// The barrier and the max wait yielding (transport/yielding_collectives.hpp), so that a
+/// rank done early does not spin on a core that the others need.
 template <class F>
 Timing time_it(const mpi::communicator& comm, int repeat, F&& f, int warmup = 0) {
   for (int k = 0; k < warmup; ++k) f();
   Timing t;
   for (int k = 0; k < repeat; ++k) {
-    comm.barrier();
+    redist::transport::barrier_yielding(comm);
     const double t0 = now();
     f();
     const double dt = now() - t0;
-    t.times.push_back(mpi::all_reduce(comm, dt, mpi::maximum<double>()));
+    t.times.push_back(redist::transport::max_yielding(comm, dt));
   }
   return t;
 }
 
 inline double max_over(const mpi::communicator& comm, double x) {
-  return mpi::all_reduce(comm, x, mpi::maximum<double>());
+  return redist::transport::max_yielding(comm, x);
 }
 inline double sum_over(const mpi::communicator& comm, double x) {
-  return mpi::all_reduce(comm, x, std::plus<double>());
+  return redist::transport::all_reduce_yielding(comm, x, MPI_SUM);
 }
 
 // ---------------------------------------------------------------------------------------

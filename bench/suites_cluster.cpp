@@ -292,7 +292,7 @@ Runs timed_runs(const mpi::communicator& comm, int repeat, LinkSampler& sampler,
   std::vector<std::pair<LinkSampler::Clock::time_point, LinkSampler::Clock::time_point>> runs;
   sampler.start();
   for (int k = 0; k < repeat; ++k) {
-    comm.barrier();
+    redist::transport::barrier_yielding(comm);
     const auto j0 = machine_jiffies();
     const auto c0 = cpu_seconds();
     const auto s0 = LinkSampler::Clock::now();
@@ -316,7 +316,7 @@ Runs timed_runs(const mpi::communicator& comm, int repeat, LinkSampler& sampler,
 
 /// What plain MPI carries over node 0's link: rank 0 and the first rank of node 1 exchange
 /// `bytes` both ways at once, in 4 MiB messages all posted at once (Irecv + Isend), best of
-/// 3; bytes/s per direction.
+/// 3; bytes/s per direction. Its waits yield, as redist's do (transport/yielding_collectives.hpp).
 double link_anchor(const mpi::communicator& comm, const redist::NodeMap& nodes, double bytes) {
   int peer = -1;
   for (int r = 0; r < comm.size(); ++r)
@@ -328,7 +328,7 @@ double link_anchor(const mpi::communicator& comm, const redist::NodeMap& nodes, 
   double best = INFINITY;
   std::vector<char> out(me == 0 || me == peer ? n : 0, 1), in(out.size(), 0);
   for (int k = 0; k < 3; ++k) {
-    comm.barrier();
+    redist::transport::barrier_yielding(comm);
     if (me == 0 || me == peer) {
       const int other = me == 0 ? peer : 0;
       const double t0 = now();
@@ -340,11 +340,11 @@ double link_anchor(const mpi::communicator& comm, const redist::NodeMap& nodes, 
         req.emplace_back();
         MPI_Isend(out.data() + off, len, MPI_CHAR, other, 7, comm, &req.back());
       }
-      MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+      for (MPI_Request& r : req) redist::transport::wait_yielding(r);
       best = std::min(best, now() - t0);
     }
   }
-  best = mpi::all_reduce(comm, me == 0 || me == peer ? best : 0.0, mpi::maximum<double>());
+  best = max_over(comm, me == 0 || me == peer ? best : 0.0);
   return bytes / best;
 }
 

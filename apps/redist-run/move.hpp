@@ -6,13 +6,11 @@
 #include <fstream>
 #include <functional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/exception.hpp>
 #include <boost/mpi/timer.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
@@ -23,41 +21,13 @@
 #include <redist/task_graph_graphviz.hpp>
 #include <redist/tools/layout_report.hpp>
 #include <redist/topology.hpp>
+#include <redist/transport/yielding_collectives.hpp>
 
 #include "options.hpp"
 #include "report.hpp"
 #include "values.hpp"
 
 namespace redist_run {
-
-/// Waits for the nonblocking collective `r`, yielding the core between tests. The timing
-/// loop's collectives wait this way so that a rank done early does not spin on a core the
-/// others need: on simulated nodes (scripts/cluster.sh) every rank and the kernel's network
-/// path share the machine's cores, and a spinning collective slowed the ranks still moving
-/// data (bench/README.md, "Cluster: yielding while idle").
-inline void wait_yielding(MPI_Request& r) {
-  for (int done = 0;;) {
-    BOOST_MPI_CHECK_RESULT(MPI_Test, (&r, &done, MPI_STATUS_IGNORE));
-    if (done) return;
-    std::this_thread::yield();
-  }
-}
-
-/// comm.barrier(), waiting as wait_yielding does.
-inline void barrier_yielding(const boost::mpi::communicator& comm) {
-  MPI_Request r;
-  BOOST_MPI_CHECK_RESULT(MPI_Ibarrier, (comm, &r));
-  wait_yielding(r);
-}
-
-/// The largest of every rank's `t`, waiting as wait_yielding does.
-inline double max_yielding(const boost::mpi::communicator& comm, double t) {
-  double m = 0;
-  MPI_Request r;
-  BOOST_MPI_CHECK_RESULT(MPI_Iallreduce, (&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm, &r));
-  wait_yielding(r);
-  return m;
-}
 
 /// Runs, times, verifies and reports with concrete matrix types (o.count matrices of each
 /// side; `relabeled`: what --relabel chose for B). Collective. Returns the exit status: 0, or
@@ -107,11 +77,12 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   for (int k = 0; k < o.repeat; ++k) {
     // With beta != 0 the target is read: each timed run starts from the known target.
     if (o.verify && transform.beta != T(0)) fill();
-    barrier_yielding(comm);
+    // Yielding waits: a rank done early leaves its core to those still moving data.
+    redist::transport::barrier_yielding(comm);
     const double t0 = MPI_Wtime();
     R.redistribute();
     const double t = MPI_Wtime() - t0;
-    times.push_back(max_yielding(comm, t));
+    times.push_back(redist::transport::max_yielding(comm, t));
   }
 
   // Verification: every target element of every matrix; inside the region (or its

@@ -1,15 +1,20 @@
 // The request pool's polling (transport/request_pool.hpp): many receives and sends
 // outstanding at once, plain and serialized requests mixed, every completion handed out
-// exactly once whatever order MPI completes them in, and the data where it belongs.
+// exactly once whatever order MPI completes them in, and the data where it belongs; and
+// the yielding barrier and all-reduce (transport/yielding_collectives.hpp).
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/string.hpp>
 
 #include <redist/transport/request_pool.hpp>
+#include <redist/transport/yielding_collectives.hpp>
 
 #include <doctest/doctest.h>
 
@@ -94,4 +99,28 @@ TEST_CASE("request set: completed requests leave, the rest stay; cancel empties 
   set.cancel_all();
   CHECK(set.empty());
   comm.barrier();
+}
+
+TEST_CASE("yielding collectives: the barrier waits for the last rank, the reductions agree") {
+  const boost::mpi::communicator comm;
+  const int n = comm.size(), me = comm.rank();
+  // The last rank arrives 200 ms late: every other rank waits for it (a margin of 100 ms
+  // for ranks that leave the first barrier at different times).
+  transport::barrier_yielding(comm);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (me == n - 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  transport::barrier_yielding(comm);
+  if (me != n - 1) CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(100));
+  for (int round = 0; round < 3; ++round) {
+    transport::barrier_yielding(comm);
+    const double t = me == (round % n) ? 1.0 + round : 0.0;
+    CHECK(transport::max_yielding(comm, t) == 1.0 + round);
+  }
+  CHECK(transport::all_reduce_yielding(comm, static_cast<long>(me + 1), MPI_SUM) ==
+        static_cast<long>(n) * (n + 1) / 2);
+  CHECK(transport::all_reduce_yielding(comm, -static_cast<double>(me), MPI_MIN) ==
+        -static_cast<double>(n - 1));
+  CHECK(transport::max_yielding(comm, 1e300 * (me == n - 1)) == 1e300);
+  std::int64_t big = std::int64_t{1} << 40;
+  CHECK(transport::all_reduce_yielding(comm, big * me, MPI_MAX) == big * (n - 1));
 }
