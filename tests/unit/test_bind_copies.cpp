@@ -99,11 +99,12 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
       out.emplace_back(static_cast<std::size_t>(m.elements), unset);
     CopyPool<double> pool;
     std::vector<index_t> rel;
+    engine::SharedRuns shared;
     for (const Chunk& ch : g.send.chunks)
       for (std::size_t k = ch.first; k < ch.end; ++k) {
         const std::size_t before = pool.copies.size();
         engine::bind_slice(p, p.send, g.send.slices[k], side, engine::BufferSide{}, pool, rel,
-                           flat);
+                           shared, flat);
         for (std::size_t c = before; c < pool.copies.size(); ++c)
           pool.copies[c].dst = out[ch.message].data() + rel[c];
       }
@@ -118,6 +119,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     const engine::MatrixSide<double, DstM> side(b[r], false);
     CopyPool<double> pool;
     std::vector<index_t> rel;
+    engine::SharedRuns shared;
     for (const Chunk& ch : g.recv.chunks) {
       const Message& m = p.recv.messages[ch.message];
       const auto& sent = plans[static_cast<std::size_t>(m.peer)].send.messages;
@@ -131,7 +133,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
       for (std::size_t k = ch.first; k < ch.end; ++k) {
         const std::size_t before = pool.copies.size();
         engine::bind_slice(p, p.recv, g.recv.slices[k], engine::BufferSide{}, side, pool, rel,
-                           flat);
+                           shared, flat);
         for (std::size_t c = before; c < pool.copies.size(); ++c)
           pool.copies[c].src = message.data() + rel[c];
       }
@@ -139,9 +141,10 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     run(pool);
     CopyPool<double> local;
     std::vector<index_t> none;
+    engine::SharedRuns local_runs;
     const engine::MatrixSide<double, SrcM> from(a[r], true);
     for (const Slice& s : g.local.slices)
-      engine::bind_slice(p, p.local, s, from, side, local, none);
+      engine::bind_slice(p, p.local, s, from, side, local, none, local_runs);
     CHECK(none.empty());
     run(local);
   }
@@ -207,6 +210,41 @@ TEST_CASE("bind_slice: tile storage on one side (stacked messages) moves every e
   CHECK(d.copies < d.segments);
 }
 
+TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family share its runs") {
+  const Totals t = random_moves<ScalapackColumnMajor<>, ScalapackColumnMajor<>>(0x5CA1, 120);
+  MESSAGE(t.segments, " segments in ", t.copies, " copies, ", t.runs, " runs");
+  // 1 x 1 tiles, 1 x 2 -> 2 x 1 grids, 64 x 64, chunks of 64 elements: rank 0 sends rows
+  // 1, 3, ..., 63 of its columns 0, 2, ..., 62 in 32 slices of 2 columns, each slice one
+  // copy of the same 32 runs. Bound once, the runs are 32, not 32 x 32.
+  using U = Tiling<IrregularAxis, IrregularAxis>;
+  const auto ones = [](index_t extent) {
+    std::vector<index_t> b;
+    for (index_t x = 0; x <= extent; ++x) b.push_back(x);
+    return IrregularAxis(std::move(b));
+  };
+  const L src{U{ones(64), ones(64)}, BlockCyclic(1, 2)};
+  const L dst{U{ones(64), ones(64)}, BlockCyclic(2, 1)};
+  const Plan p = make_plan(src, dst, Region::whole({64, 64}), 0, 2);
+  const TaskGraph g = make_task_graph(p, 64);
+  TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0);
+  const engine::MatrixSide<double, decltype(a)> side(a, true);
+  CopyPool<double> pool;
+  std::vector<index_t> rel;
+  engine::SharedRuns shared;
+  for (const Slice& s : g.send.slices)
+    engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, shared);
+  REQUIRE(pool.copies.size() == g.send.slices.size());
+  CHECK(pool.copies.size() == 16);
+  index_t listed = 0;
+  for (const StridedCopy<double>& c : pool.copies) {
+    CHECK(c.run_first == pool.copies.front().run_first);
+    CHECK(c.runs == 32);
+    listed += c.runs;
+  }
+  CHECK(listed == 16 * 32);
+  CHECK(pool.runs.size() == 32);
+}
+
 TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one run each") {
   // Case c of redist-bench in small: 16 x 16 source tiles -> 2 x 2 target tiles on 2 x 1
   // grids. Rank 0 owns source tile row 0 and sends target tile rows 1, 3, 5, 7: rows 2, 6,
@@ -228,8 +266,9 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
   const engine::MatrixSide<double, decltype(a)> side(a, true);
   CopyPool<double> pool;
   std::vector<index_t> rel;
+  engine::SharedRuns shared;
   for (const Slice& s : g.send.slices)
-    engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, true);
+    engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, shared, true);
   CHECK(p.send.segments == 32);  // 4 row pieces x 8 column pieces
   REQUIRE(pool.copies.size() == 8);
   for (std::size_t c = 0; c < pool.copies.size(); ++c) {

@@ -68,6 +68,7 @@ class BoundCopies {
     const bool bounce = transform.transposes() || transform.scales();
     reads_.reserve(graph.recv, graph.recv_transport, bounce);
     std::vector<Address<T>> landed;  // a slice's segments in the bounce buffer
+    SharedRuns shared;
     for (const Chunk& ch : graph.recv.chunks) {
       const std::size_t first = recv_.pool.copies.size();
       const Transport how = graph.recv_transport[ch.message];
@@ -80,11 +81,12 @@ class BoundCopies {
           landed.clear();
           reads_.read_bounced(plan, plan.recv, s, source[ch.message], landed);
           bind_slice(plan, plan.recv, s, DescribedSide<T>{landed.data(), transform.transposes()},
-                     dst, recv_.pool, recv_.rel);
+                     dst, recv_.pool, recv_.rel, shared);
         } else if (how == Transport::direct || how == Transport::device_ipc) {
-          bind_slice(plan, plan.recv, s, source[ch.message], dst, recv_.pool, recv_.rel);
+          bind_slice(plan, plan.recv, s, source[ch.message], dst, recv_.pool, recv_.rel, shared);
         } else {
-          bind_slice(plan, plan.recv, s, BufferSide{}, dst, recv_.pool, recv_.rel, Sides::flat);
+          bind_slice(plan, plan.recv, s, BufferSide{}, dst, recv_.pool, recv_.rel, shared,
+                     Sides::flat);
         }
         recv_.rel.resize(recv_.pool.copies.size());  // read in place: rel[k] stays copy k's
       }
@@ -201,12 +203,13 @@ class BoundCopies {
   void bind(const Plan& plan, const FamilyList& d, const Chunking& chunking, const S& src,
             const D& dst, Bound& out, bool flat = false, Which bound = {}) {
     out.reserve(chunking);
+    SharedRuns shared;
     for (const Chunk& ch : chunking.chunks) {
       const std::size_t first = out.pool.copies.size();
       for (std::size_t k = ch.first; bound(ch.message) && k < ch.end; ++k) {
         const index_t part = part_of(d, chunking.slices[k]);
         bind_slice(plan, d, chunking.slices[k], side_of(src, part), side_of(dst, part), out.pool,
-                   out.rel, flat);
+                   out.rel, shared, flat);
       }
       out.range.emplace_back(first, out.pool.copies.size());
     }
