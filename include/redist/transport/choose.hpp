@@ -257,9 +257,12 @@ void lay_out_buffers(const boost::mpi::communicator& comm, const Plan& plan, boo
     buffers.allocate();
     return;
   }
+  // Packs write a message before its reader is told of it: nothing needs zeroing.
   auto window = redist::detail::NodeWindow::create(
-      comm, static_cast<std::size_t>(redist::detail::checked_mul(
-                buffers.elements(), static_cast<index_t>(sizeof(T)), "window bytes")));
+      comm,
+      static_cast<std::size_t>(redist::detail::checked_mul(
+          buffers.elements(), static_cast<index_t>(sizeof(T)), "window bytes")),
+      redist::detail::NodeWindow::Fill::fault);
   buffers.allocate(window);
   if (window->node_size() < 2) return;
   choice.peer_part.assign(static_cast<std::size_t>(comm.size()), nullptr);
