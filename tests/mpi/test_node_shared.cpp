@@ -161,6 +161,34 @@ TEST_CASE("mpi: NodeSharedArray rejects a negative size on every rank") {
   CHECK(what.find("overflows") != std::string::npos);
 }
 
+TEST_CASE("mpi: NodeSharedArray is zero-filled; a faulted window is usable by every node rank") {
+  const boost::mpi::communicator comm;
+  // Sizes that are not whole pages, and one rank with nothing.
+  const index_t n = comm.rank() == 1 ? 0 : 300001 + 517 * comm.rank();
+  NodeSharedArray<double> a(comm, n);
+  long nonzero = 0;
+  for (index_t i = 0; i < n; ++i) nonzero += a.data()[i] != 0.0;
+  CHECK(nonzero == 0);
+  // The executor's message windows are only faulted in (NodeWindow::Fill::fault): each
+  // owner writes its part, and every node rank reads every part after the barrier.
+  auto w = detail::NodeWindow::create(comm, static_cast<std::size_t>(n) * sizeof(double) + 3,
+                                      detail::NodeWindow::Fill::fault);
+  CHECK(w->bytes(w->node_rank()) >= static_cast<std::size_t>(n) * sizeof(double) + 3);
+  auto* mine = reinterpret_cast<double*>(w->base(w->node_rank()));
+  for (index_t i = 0; i < n; ++i) mine[i] = static_cast<double>(w->node_rank() * 1000003 + i);
+  w->publish();
+  comm.barrier();
+  w->acquire();
+  long bad = 0;
+  for (int r = 0; r < w->node_size(); ++r) {
+    const auto* part = reinterpret_cast<const double*>(w->base(r));
+    const auto elements = static_cast<index_t>((w->bytes(r) - 3) / sizeof(double));
+    for (index_t i = 0; i < elements; ++i) bad += part[i] != static_cast<double>(r * 1000003 + i);
+  }
+  CHECK(bad == 0);
+  comm.barrier();  // every rank done reading before any part is freed
+}
+
 TEST_CASE("mpi: node-shared source under every transport and store mode") {
   const boost::mpi::communicator comm;
   const int np = comm.size();
