@@ -172,9 +172,8 @@ class NodeWindow {
 
   /// Makes the pages of [p, p + n) present, writable, in one call where the kernel can
   /// (MADV_POPULATE_WRITE, Linux 5.14): on shared memory the kernel's page allocation
-  /// is most of the cost, and a memset would write every byte once more (0.08-0.10 s
-  /// against 0.12-0.13 s for 128 MiB measured; bench/README.md, "Element-cyclic plan
-  /// cost"). Elsewhere, one write per page.
+  /// is most of the cost, and a memset would write every byte once more (bench/README.md,
+  /// "Element-cyclic plan cost"). Elsewhere, one write per page.
   static void fault_in(char* p, std::size_t n) {
     const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
 #ifdef MADV_POPULATE_WRITE
