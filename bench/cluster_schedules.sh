@@ -6,7 +6,8 @@
 # caterpillar, the shift (SCHEDULES overrides the list), ScaLAPACK storage, no verification
 # (the MPI suite checks the data); each job's redist-run JSON is
 # OUT_DIR/TOPO-RATE-CASE-SCHEDULE.json with the load before it. MTU sets the links' frame
-# size (scripts/cluster.sh --mtu; 1500 by default). Per topology and rate, first, the anchor:
+# size (scripts/cluster.sh --mtu; 1500 by default); CLUSTER_OPTIONS adds options of
+# scripts/cluster.sh to every job (e.g. "--tcp-cc reno"). Per topology and rate, first, the anchor:
 # what plain TCP carries both ways over the links (bench/link_anchor.py), as
 # OUT_DIR/TOPO-RATE-anchor.json.
 # bench/plots/cluster_schedules.py pools them.
@@ -47,8 +48,9 @@ for topo in $topologies; do
     # rank per node, 0.5 s at the rate; three times.
     addrs=()
     for ((i = 0; i < nodes; i++)); do addrs+=("$(node_addr "$i" "$nodes")"); done
-    for k in 1 2 3; do
-      scripts/cluster.sh --nodes "$nodes" --mtu "${MTU:-1500}" --rate "$rate" -- \
+    for _ in 1 2 3; do
+      # shellcheck disable=SC2086 # CLUSTER_OPTIONS is a list of options
+      scripts/cluster.sh --nodes "$nodes" --mtu "${MTU:-1500}" ${CLUSTER_OPTIONS:-} --rate "$rate" -- \
         python3 bench/link_anchor.py "$(anchor_bytes "$rate")" "${addrs[@]}" 2>/dev/null
     done | python3 -c "import json,re,sys
 # The nodes print at once: their lines may run together, so every JSON object is taken.
@@ -68,8 +70,9 @@ json.dump({'topology': sys.argv[1], 'link_rate': sys.argv[2], 'mtu': int(sys.arg
         f="$out/$topo-$rate-$c-$s.json"
         load=$(cut -d' ' -f1 /proc/loadavg)
         echo "cluster_schedules: $topo $rate $c $s (load $load)"
+        # shellcheck disable=SC2086 # CLUSTER_OPTIONS is a list of options
         OMP_NUM_THREADS=1 scripts/cluster.sh --nodes "$nodes" --ranks-per-node "$rpn" --mtu "${MTU:-1500}" \
-          --rate "$rate" -- "$build/apps/redist-run" --src "$src" --dst "$dst" \
+          ${CLUSTER_OPTIONS:-} --rate "$rate" -- "$build/apps/redist-run" --src "$src" --dst "$dst" \
           --repeat "$repeat" --inter-node-schedule "$s" --json "$f" >/dev/null
         python3 - "$f" "$topo" "$rate" "$c" "$s" "$load" "$(cut -d' ' -f1 /proc/loadavg)" \
           "${MTU:-1500}" <<'EOF'

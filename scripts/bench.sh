@@ -19,6 +19,7 @@
 #            scripts/cluster.sh (network namespaces, tbf-shaped veth links):
 #            CLUSTER_TOPOLOGIES ("2x1 2x2 3x1", nodes x ranks per node) x CLUSTER_RATES
 #            ("1gbit 2.5gbit 10gbit"), each CLUSTER_RUNS (1) times, --repeat REPEAT (5);
+#            CLUSTER_OPTIONS adds options of scripts/cluster.sh ("--mtu 9000 --tcp-cc reno");
 #            bench/plots/cluster.py pools them into cluster.json (min and median over every
 #            timed run; CLUSTER_APPEND=1 pools the jobs of the existing cluster.json too)
 #            and draws cluster.png and cluster_relabel.png.
@@ -100,7 +101,7 @@ for suite in ${SUITES:-standard}; do
             echo "cluster: $topo at $rate, run $run, load $(cut -d' ' -f1-3 /proc/loadavg)"
             # shellcheck disable=SC2086
             BENCH_LINK_RATE=$rate scripts/cluster.sh --nodes "${topo%x*}" \
-              --ranks-per-node "${topo#*x}" --rate "$rate" -- "$abs_exe" --suite cluster \
+              --ranks-per-node "${topo#*x}" ${CLUSTER_OPTIONS:-} --rate "$rate" -- "$abs_exe" --suite cluster \
               --repeat "${REPEAT:-5}" --json "$cluster_tmp/$topo-$rate-$run.json" ${EXTRA:-}
           done
         done
