@@ -4,8 +4,9 @@
 // source element, and every message element must be written once. Random irregular tiles,
 // owners, displaced regions, batches and chunk sizes; tile storage on both sides (flat
 // messages), on one side (stacked messages), one allocation per tile or packed tiles.
-// Then the worked example of the file comment: a source tile column piece's segments are
-// one copy, one run each.
+// Then ScaLAPACK storage on both sides, whose slices of one family share its runs, and the
+// worked example of the file comment: a source tile column piece's segments are one copy,
+// one run each.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -36,6 +37,14 @@ using namespace redist;
 using test::Rng;
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
 using L = Layout<Shape, BlockCyclic>;
+
+/// An axis of `extent` elements cut in tiles of `tile` (the last one partial).
+IrregularAxis uniform_axis(index_t extent, index_t tile) {
+  std::vector<index_t> b;
+  for (index_t x = 0; x < extent; x += tile) b.push_back(x);
+  b.push_back(extent);
+  return IrregularAxis(std::move(b));
+}
 
 double value_at(index_t i, index_t j) { return static_cast<double>(i * 100003 + j + 1); }
 constexpr double unset = -1.0;
@@ -216,14 +225,8 @@ TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family sha
   // 1 x 1 tiles, 1 x 2 -> 2 x 1 grids, 64 x 64, chunks of 64 elements: rank 0 sends rows
   // 1, 3, ..., 63 of its columns 0, 2, ..., 62 in 32 slices of 2 columns, each slice one
   // copy of the same 32 runs. Bound once, the runs are 32, not 32 x 32.
-  using U = Tiling<IrregularAxis, IrregularAxis>;
-  const auto ones = [](index_t extent) {
-    std::vector<index_t> b;
-    for (index_t x = 0; x <= extent; ++x) b.push_back(x);
-    return IrregularAxis(std::move(b));
-  };
-  const L src{U{ones(64), ones(64)}, BlockCyclic(1, 2)};
-  const L dst{U{ones(64), ones(64)}, BlockCyclic(2, 1)};
+  const L src{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(1, 2)};
+  const L dst{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(2, 1)};
   const Plan p = make_plan(src, dst, Region::whole({64, 64}), 0, 2);
   const TaskGraph g = make_task_graph(p, 64);
   TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0);
@@ -250,15 +253,8 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
   // grids. Rank 0 owns source tile row 0 and sends target tile rows 1, 3, 5, 7: rows 2, 6,
   // 10, 14 of the source tile, 2 x 2 segments. Each column piece (2 columns) of the
   // source tile is one copy of four runs, laid flat in matrix order: runs 4 elements apart.
-  using U = Tiling<IrregularAxis, IrregularAxis>;
-  const auto axis = [](index_t extent, index_t tile) {
-    std::vector<index_t> b;
-    for (index_t x = 0; x < extent; x += tile) b.push_back(x);
-    b.push_back(extent);
-    return IrregularAxis(std::move(b));
-  };
-  const L src{U{axis(32, 16), axis(16, 16)}, BlockCyclic(2, 1)};
-  const L dst{U{axis(32, 2), axis(16, 2)}, BlockCyclic(2, 1)};
+  const L src{Shape{uniform_axis(32, 16), uniform_axis(16, 16)}, BlockCyclic(2, 1)};
+  const L dst{Shape{uniform_axis(32, 2), uniform_axis(16, 2)}, BlockCyclic(2, 1)};
   const Region region = Region::whole({32, 16});
   const Plan p = make_plan(src, dst, region, 0, 2);
   const TaskGraph g = make_task_graph(p, index_t{1} << 20);
