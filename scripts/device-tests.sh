@@ -113,6 +113,22 @@ run | exec)
       -np "$np" -x REDIST_TRANSPORT "$root/bin/redist-device-bench" \
       --json "$out/device-bench-np$np-$transport.json" || status=1
   done
+  # Under MPS the two ranks' kernels share the GPU instead of taking turns.
+  if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+    mps=$(mktemp -d)
+    export CUDA_MPS_PIPE_DIRECTORY="$mps/pipe" CUDA_MPS_LOG_DIRECTORY="$mps/log"
+    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+    if nvidia-cuda-mps-control -d; then
+      echo "=== device bench, 2 ranks under MPS"
+      timeout "${LEG_TIMEOUT:-240}" mpirun --allow-run-as-root --oversubscribe -np 2 \
+        -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY "$root/bin/redist-device-bench" \
+        --json "$out/device-bench-np2-auto-mps.json" || status=1
+      echo quit | nvidia-cuda-mps-control
+    fi
+    rm -rf "$mps"
+  else
+    echo "=== no nvidia-cuda-mps-control here: no MPS leg"
+  fi
   exit "$status"
   ;;
 *)

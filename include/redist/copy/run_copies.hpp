@@ -82,10 +82,8 @@ struct CopyRunner<ExecSpace, false> {
     using Kernel = detail::DeviceCopyKernel<ExecSpace, T, Put>;
     const std::size_t n = end - first;
     const int split = Kernel::split_for(n);
-    Kokkos::parallel_for(
-        "redist::copy_blocks",
-        Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(n) * split, Kernel::team_size),
-        Kernel{copies, runs, members, first, split, put});
+    Kokkos::parallel_for("redist::copy_blocks", Kernel::policy(exec, n, split),
+                         Kernel{copies, runs, members, first, split, put});
   }
 };
 

@@ -55,9 +55,12 @@ class SharedRuns {
   void add(const Key& key, index_t first, index_t count) {
     runs_.emplace(key, std::pair{first, count});
   }
+  /// Room for one copy's row pieces before they become runs, kept between slices.
+  std::vector<RowRun>& scratch() { return scratch_; }
 
  private:
   std::map<Key, std::pair<index_t, index_t>> runs_;
+  std::vector<RowRun> scratch_;
 };
 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
@@ -136,6 +139,10 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
         c.run_first = static_cast<index_t>(pool.runs.size());
         index_t src_step = 1;
         if constexpr (!src_buffer) src_step = src.run_step();
+        // The families' row pieces interleave (family k holds every period's k-th piece):
+        // in target order, pieces that continue each other on both sides become one run.
+        std::vector<RowRun>& pieces = shared.scratch();
+        pieces.clear();
         for (std::size_t k = s.family; k < s.family_end; ++k) {
           const BlockFamily& fam = d.families[k];
           const PieceGroup rows = plan.rows(fam);
@@ -143,10 +150,14 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
           for (index_t a = 0; a < rows.count; ++a) {
             const Piece p = rows.member(a);
             const index_t row = row0 + a * rows.length;
-            append_run(pool.runs, static_cast<std::size_t>(c.run_first),
-                       RowRun{row_of(src, row, p), row_of(dst, row, p), rows.length}, src_step);
+            pieces.push_back(RowRun{row_of(src, row, p), row_of(dst, row, p), rows.length});
           }
         }
+        const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
+        if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
+          std::sort(pieces.begin(), pieces.end(), by_target);
+        for (const RowRun& run : pieces)
+          append_run(pool.runs, static_cast<std::size_t>(c.run_first), run, src_step);
         c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
         shared.add(key, c.run_first, c.runs);
       }
