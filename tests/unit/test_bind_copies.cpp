@@ -4,9 +4,9 @@
 // source element, and every message element must be written once. Random irregular tiles,
 // owners, displaced regions, batches and chunk sizes; tile storage on both sides (flat
 // messages), on one side (stacked messages), one allocation per tile or packed tiles.
-// Then ScaLAPACK storage on both sides, whose slices of one family share its runs, and the
-// worked example of the file comment: a source tile column piece's segments are one copy,
-// one run each.
+// Then ScaLAPACK storage on both sides, whose slices of one family share its runs and whose
+// row pieces merge where they continue each other, and the worked example of the file
+// comment: a source tile column piece's segments are one copy, one run each.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -280,4 +280,37 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
       CHECK(run.length == 2);
     }
   }
+}
+
+TEST_CASE("bind_slice: ScaLAPACK storage with one row layout on both sides: a column is one run") {
+  // Case c of redist-bench on one rank, in small: 16-row source tiles, 2-row target tiles,
+  // both sides one local array of 64 rows. Family k lists every period's k-th row piece, so
+  // pieces that continue each other are not neighbours; merged in target order, a
+  // column's 32 pieces are one run on both sides.
+  const L src{Shape{uniform_axis(64, 16), uniform_axis(8, 8)}, BlockCyclic(1, 1)};
+  const L dst{Shape{uniform_axis(64, 2), uniform_axis(8, 2)}, BlockCyclic(1, 1)};
+  const Plan p = make_plan(src, dst, Region::whole({64, 8}), 0, 1);
+  const TaskGraph g = make_task_graph(p, index_t{1} << 20);
+  TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0), b(dst, {}, 0);
+  fill(src, a);
+  const engine::MatrixSide<double, decltype(a)> from(a, true);
+  const engine::MatrixSide<double, decltype(b)> to(b, false);
+  CopyPool<double> pool;
+  std::vector<index_t> none;
+  engine::SharedRuns shared;
+  for (const Slice& s : g.local.slices)
+    engine::bind_slice(p, p.local, s, from, to, pool, none, shared);
+  REQUIRE_FALSE(pool.copies.empty());
+  index_t columns = 0;
+  for (const StridedCopy<double>& c : pool.copies) {
+    CHECK(c.runs == 1);
+    CHECK(pool.runs[static_cast<std::size_t>(c.run_first)].length == 64);
+    columns += c.columns();
+  }
+  CHECK(columns == 8);
+  run_copies(Kokkos::DefaultHostExecutionSpace(), pool, 0, pool.copies.size());
+  Kokkos::fence();
+  long bad = 0;
+  b.for_each_element([&](ElementIndex e, double& v) { bad += v != value_at(e.i, e.j); });
+  CHECK(bad == 0);
 }
