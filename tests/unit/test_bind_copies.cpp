@@ -282,11 +282,12 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
   }
 }
 
-TEST_CASE("bind_slice: ScaLAPACK storage with one row layout on both sides: a column is one run") {
+TEST_CASE("bind_slice: one row layout on both sides: in target order a column is one run") {
   // Case c of redist-bench on one rank, in small: 16-row source tiles, 2-row target tiles,
   // both sides one local array of 64 rows. Family k lists every period's k-th row piece, so
-  // pieces that continue each other are not neighbours; merged in target order, a
-  // column's 32 pieces are one run on both sides.
+  // pieces that continue each other are not neighbours; merged in target order (as for a
+  // device), a column's 32 pieces are one run on both sides. In the families' order (the
+  // host's) they stay 32 runs, and both move every element.
   const L src{Shape{uniform_axis(64, 16), uniform_axis(8, 8)}, BlockCyclic(1, 1)};
   const L dst{Shape{uniform_axis(64, 2), uniform_axis(8, 2)}, BlockCyclic(1, 1)};
   const Plan p = make_plan(src, dst, Region::whole({64, 8}), 0, 1);
@@ -295,22 +296,26 @@ TEST_CASE("bind_slice: ScaLAPACK storage with one row layout on both sides: a co
   fill(src, a);
   const engine::MatrixSide<double, decltype(a)> from(a, true);
   const engine::MatrixSide<double, decltype(b)> to(b, false);
-  CopyPool<double> pool;
-  std::vector<index_t> none;
-  engine::SharedRuns shared;
-  for (const Slice& s : g.local.slices)
-    engine::bind_slice(p, p.local, s, from, to, pool, none, shared);
-  REQUIRE_FALSE(pool.copies.empty());
-  index_t columns = 0;
-  for (const StridedCopy<double>& c : pool.copies) {
-    CHECK(c.runs == 1);
-    CHECK(pool.runs[static_cast<std::size_t>(c.run_first)].length == 64);
-    columns += c.columns();
+  for (const bool target_order : {true, false}) {
+    CAPTURE(target_order);
+    b.for_each_element([](ElementIndex, double& v) { v = unset; });
+    CopyPool<double> pool;
+    std::vector<index_t> none;
+    engine::SharedRuns shared(target_order);
+    for (const Slice& s : g.local.slices)
+      engine::bind_slice(p, p.local, s, from, to, pool, none, shared);
+    REQUIRE_FALSE(pool.copies.empty());
+    index_t columns = 0;
+    for (const StridedCopy<double>& c : pool.copies) {
+      CHECK(c.runs == (target_order ? 1 : 32));
+      if (target_order) CHECK(pool.runs[static_cast<std::size_t>(c.run_first)].length == 64);
+      columns += c.columns();
+    }
+    CHECK(columns == 8);
+    run_copies(Kokkos::DefaultHostExecutionSpace(), pool, 0, pool.copies.size());
+    Kokkos::fence();
+    long bad = 0;
+    b.for_each_element([&](ElementIndex e, double& v) { bad += v != value_at(e.i, e.j); });
+    CHECK(bad == 0);
   }
-  CHECK(columns == 8);
-  run_copies(Kokkos::DefaultHostExecutionSpace(), pool, 0, pool.copies.size());
-  Kokkos::fence();
-  long bad = 0;
-  b.for_each_element([&](ElementIndex e, double& v) { bad += v != value_at(e.i, e.j); });
-  CHECK(bad == 0);
 }

@@ -42,8 +42,17 @@ namespace redist::engine {
 /// on its column members: slices of the same families between the same sides share them
 /// in the pool. Without sharing, every slice of a message listed every row member again
 /// (1 x 1 tiles at 16384^2: 256 slices a message, 8192 runs each).
+///
+/// The row pieces of a copy come family by family, and family k holds every period's k-th
+/// piece. Pieces that continue each other on both sides merge into one run only when
+/// taken in target order (`target_order`), as a device wants: there a warp takes a run,
+/// and short runs leave its lanes idle. The host keeps the families' order: its streaming
+/// stores ran faster into interleaved pieces than into one long run (bench/README.md,
+/// "Device copies").
 class SharedRuns {
  public:
+  explicit SharedRuns(bool target_order = false) : target_order_(target_order) {}
+  bool target_order() const { return target_order_; }
   /// (first family, end family, source base and ld, target base and ld); a message
   /// buffer is (null, 0).
   using Key = std::tuple<std::size_t, std::size_t, const void*, index_t, const void*, index_t>;
@@ -61,6 +70,7 @@ class SharedRuns {
  private:
   std::map<Key, std::pair<index_t, index_t>> runs_;
   std::vector<RowRun> scratch_;
+  bool target_order_ = false;
 };
 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
@@ -139,8 +149,8 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
         c.run_first = static_cast<index_t>(pool.runs.size());
         index_t src_step = 1;
         if constexpr (!src_buffer) src_step = src.run_step();
-        // The families' row pieces interleave (family k holds every period's k-th piece):
-        // in target order, pieces that continue each other on both sides become one run.
+        // In target order when the pool wants it (SharedRuns), so that pieces that
+        // continue each other on both sides become one run.
         std::vector<RowRun>& pieces = shared.scratch();
         pieces.clear();
         for (std::size_t k = s.family; k < s.family_end; ++k) {
@@ -154,7 +164,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
           }
         }
         const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
-        if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
+        if (shared.target_order() && !std::is_sorted(pieces.begin(), pieces.end(), by_target))
           std::sort(pieces.begin(), pieces.end(), by_target);
         for (const RowRun& run : pieces)
           append_run(pool.runs, static_cast<std::size_t>(c.run_first), run, src_step);

@@ -68,7 +68,7 @@ class BoundCopies {
     const bool bounce = transform.transposes() || transform.scales();
     reads_.reserve(graph.recv, graph.recv_transport, bounce);
     std::vector<Address<T>> landed;  // a slice's segments in the bounce buffer
-    SharedRuns shared;
+    SharedRuns shared(!host_memory);
     for (const Chunk& ch : graph.recv.chunks) {
       const std::size_t first = recv_.pool.copies.size();
       const Transport how = graph.recv_transport[ch.message];
@@ -203,7 +203,7 @@ class BoundCopies {
   void bind(const Plan& plan, const FamilyList& d, const Chunking& chunking, const S& src,
             const D& dst, Bound& out, bool flat = false, Which bound = {}) {
     out.reserve(chunking);
-    SharedRuns shared;
+    SharedRuns shared(!host_memory);
     for (const Chunk& ch : chunking.chunks) {
       const std::size_t first = out.pool.copies.size();
       for (std::size_t k = ch.first; bound(ch.message) && k < ch.end; ++k) {
