@@ -74,15 +74,18 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
       boost::mpi::all_reduce(comm, plan_timer.elapsed(), boost::mpi::maximum<double>());
 
   std::vector<double> times;
+  // Yielding waits: a rank done early leaves its core to those still moving data. They
+  // give up after the move's own progress timeout: a rank whose sends left before a link
+  // died would otherwise wait here for its stalled peer forever.
+  const double timeout = R.execution_options().progress_timeout_seconds;
   for (int k = 0; k < o.repeat; ++k) {
     // With beta != 0 the target is read: each timed run starts from the known target.
     if (o.verify && transform.beta != T(0)) fill();
-    // Yielding waits: a rank done early leaves its core to those still moving data.
-    redist::transport::barrier_yielding(comm);
+    redist::transport::barrier_yielding(comm, timeout);
     const double t0 = MPI_Wtime();
     R.redistribute();
     const double t = MPI_Wtime() - t0;
-    times.push_back(redist::transport::max_yielding(comm, t));
+    times.push_back(redist::transport::max_yielding(comm, t, timeout));
   }
 
   // Verification: every target element of every matrix; inside the region (or its

@@ -1,7 +1,7 @@
 // The request pool's polling (transport/request_pool.hpp): many receives and sends
 // outstanding at once, plain and serialized requests mixed, every completion handed out
 // exactly once whatever order MPI completes them in, and the data where it belongs; and
-// the yielding barrier and all-reduce (transport/yielding_collectives.hpp).
+// the yielding barrier and all-reduce (transport/yielding_collectives.hpp), and their timeout.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -123,4 +123,37 @@ TEST_CASE("yielding collectives: the barrier waits for the last rank, the reduct
   CHECK(transport::max_yielding(comm, 1e300 * (me == n - 1)) == 1e300);
   std::int64_t big = std::int64_t{1} << 40;
   CHECK(transport::all_reduce_yielding(comm, big * me, MPI_MAX) == big * (n - 1));
+}
+
+TEST_CASE("yielding collectives: a wait gives up after its timeout, naming what it waited for") {
+  const boost::mpi::communicator world;
+  // A communicator of its own: the barrier given up on completes there, unseen by the rest.
+  const boost::mpi::communicator comm(world, boost::mpi::comm_duplicate);
+  const int n = comm.size(), me = comm.rank();
+  if (n == 1) {  // nobody to wait for: the timeout never fires
+    transport::barrier_yielding(comm, 0.05);
+    CHECK(transport::max_yielding(comm, 2.0, 0.05) == 2.0);
+    return;
+  }
+  // The last rank arrives 500 ms late; the others give up after 100 ms.
+  if (me == n - 1) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    transport::barrier_yielding(comm);
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      transport::barrier_yielding(comm, 0.1);
+      FAIL("the barrier completed before the last rank arrived");
+    } catch (const progress_timeout_error& e) {
+      const std::string what = e.what();
+      CHECK(what.find("a barrier did not complete in 0.1 s") != std::string::npos);
+      CHECK(what.find("REDIST_PROGRESS_TIMEOUT") != std::string::npos);
+    }
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    CHECK(waited >= std::chrono::milliseconds(100));
+    CHECK(waited < std::chrono::milliseconds(450));
+  }
+  // Everyone present: with a timeout the reductions still agree.
+  transport::barrier_yielding(world);
+  CHECK(transport::max_yielding(world, static_cast<double>(me), 60.0) == n - 1.0);
 }
