@@ -156,7 +156,7 @@ struct DeviceCopyKernel {
       const bool even = length[0] == longest && length[1] == longest && length[2] == longest &&
                         length[3] == longest;
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](index_t lane) {
-        if (even) {  // four whole items (pieces of a long run): no bounds per element
+        if (even) {  // four items of one length: no bounds per element
           for (index_t i = lane; i < longest; i += lanes) {
             const T v0 = s[0][i * si], v1 = s[1][i * si], v2 = s[2][i * si], v3 = s[3][i * si];
             put(d[0][i], v0);
