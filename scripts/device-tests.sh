@@ -7,7 +7,9 @@
 #                                    runtime they need into $BUILD_DIR/device-bundle
 #   scripts/device-tests.sh run      on the GPU machine, from the repository root: puts the
 #                                    bundle's MPI runtime in place, runs the suite at 1-4
-#                                    ranks, then the bench (its JSON to $OUT or build dir)
+#                                    ranks, then the bench (its JSON to $OUT or build dir),
+#                                    and the 2-rank bench again under MPS where
+#                                    nvidia-cuda-mps-control is found
 #   scripts/device-tests.sh exec CMD...  on the GPU machine: CMD with the bundle's MPI in
 #                                    place (mpirun, its plug-ins, PATH, LD_LIBRARY_PATH)
 #
