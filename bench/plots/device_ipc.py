@@ -7,12 +7,9 @@ Prints the table of bench/README.md's "Device IPC" section; with --plots writes
 DIR/device_ipc.png (gnuplot, log scale)."""
 import json, os, subprocess, sys, tempfile
 
-args = sys.argv[1:]
-plots = None
-if "--plots" in args:
-    k = args.index("--plots")
-    plots = args[k + 1]
-    del args[k:k + 2]
+from pool_args import plots_option
+
+args, plots = plots_option(sys.argv[1:])
 results = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "results")
 runs = [("staged", "device-np2-staged.json"), ("ipc, 2 MiB chunks", "device-np2-ipc-2mib-chunks.json"),
         ("ipc", "device-np2-ipc.json")]

@@ -6,12 +6,9 @@ single-copy bound of that leg's anchor, time-sliced or under MPS). Prints the ta
 bench/README.md's "Device copies" section; with --plots writes DIR/device_kernel.png."""
 import json, os, subprocess, sys, tempfile
 
-args = sys.argv[1:]
-plots = None
-if "--plots" in args:
-    k = args.index("--plots")
-    plots = args[k + 1]
-    del args[k:k + 2]
+from pool_args import plots_option
+
+args, plots = plots_option(sys.argv[1:])
 results = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "results")
 legs = [("1 rank, before", "device-np1-ipc.json", "device_bound"),
         ("1 rank, after", "device-np1-kernel.json", "device_bound"),
