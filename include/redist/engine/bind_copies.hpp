@@ -149,25 +149,34 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
         c.run_first = static_cast<index_t>(pool.runs.size());
         index_t src_step = 1;
         if constexpr (!src_buffer) src_step = src.run_step();
-        // In target order when the pool wants it (SharedRuns), so that pieces that
-        // continue each other on both sides become one run.
-        std::vector<RowRun>& pieces = shared.scratch();
-        pieces.clear();
-        for (std::size_t k = s.family; k < s.family_end; ++k) {
-          const BlockFamily& fam = d.families[k];
-          const PieceGroup rows = plan.rows(fam);
-          const index_t row0 = fam.buffer_offset - first.buffer_offset;
-          for (index_t a = 0; a < rows.count; ++a) {
-            const Piece p = rows.member(a);
-            const index_t row = row0 + a * rows.length;
-            pieces.push_back(RowRun{row_of(src, row, p), row_of(dst, row, p), rows.length});
+        const auto each_piece = [&](const auto& f) {
+          for (std::size_t k = s.family; k < s.family_end; ++k) {
+            const BlockFamily& fam = d.families[k];
+            const PieceGroup rows = plan.rows(fam);
+            const index_t row0 = fam.buffer_offset - first.buffer_offset;
+            for (index_t a = 0; a < rows.count; ++a) {
+              const Piece p = rows.member(a);
+              const index_t row = row0 + a * rows.length;
+              f(RowRun{row_of(src, row, p), row_of(dst, row, p), rows.length});
+            }
           }
-        }
-        const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
-        if (shared.target_order() && !std::is_sorted(pieces.begin(), pieces.end(), by_target))
-          std::sort(pieces.begin(), pieces.end(), by_target);
-        for (const RowRun& run : pieces)
+        };
+        const auto append = [&](const RowRun& run) {
           append_run(pool.runs, static_cast<std::size_t>(c.run_first), run, src_step);
+        };
+        if (shared.target_order()) {
+          // Sorted by target first (SharedRuns), so that pieces that continue each other
+          // on both sides become one run.
+          std::vector<RowRun>& pieces = shared.scratch();
+          pieces.clear();
+          each_piece([&](const RowRun& run) { pieces.push_back(run); });
+          const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
+          if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
+            std::sort(pieces.begin(), pieces.end(), by_target);
+          for (const RowRun& run : pieces) append(run);
+        } else {
+          each_piece(append);
+        }
         c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
         shared.add(key, c.run_first, c.runs);
       }
