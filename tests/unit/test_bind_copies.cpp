@@ -19,6 +19,7 @@
 #include <redist/copy/strided_copy.hpp>
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/engine/bind_copies.hpp>
+#include <redist/engine/separated_source.hpp>
 #include <redist/layout.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
@@ -66,9 +67,14 @@ void fill(const L& layout, M& a) {
 
 /// Runs every rank's packs, unpacks and local copies as bound by bind_slice, then checks
 /// each target element and each message element.
+/// How the receivers read their peers' messages: from the packed buffers, or in place from
+/// the peers' sources (as the direct transports do), bound as the host does (segment by
+/// segment) or as a device does (target order; slices whose segments separate as one copy).
+enum class Reading { buffers, in_place, in_place_device };
+
 template <class SrcP, class DstP>
 void move_all(const L& src, const L& dst, const Region& region, int np, const PlanOptions& o,
-              index_t chunk_elements, Totals& totals) {
+              index_t chunk_elements, Totals& totals, Reading reading = Reading::buffers) {
   using SrcM = TiledMatrix<double, L, SrcP>;
   using DstM = TiledMatrix<double, L, DstP>;
   constexpr bool flat = !stores_local_matrix<SrcP> && !stores_local_matrix<DstP>;
@@ -128,9 +134,24 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     const engine::MatrixSide<double, DstM> side(b[r], false);
     CopyPool<double> pool;
     std::vector<index_t> rel;
-    engine::SharedRuns shared;
+    engine::SharedRuns shared(reading == Reading::in_place_device);
     for (const Chunk& ch : g.recv.chunks) {
       const Message& m = p.recv.messages[ch.message];
+      if (reading != Reading::buffers) {
+        // The sender's segments, as it describes them: in for_each_slice_segment's order.
+        const engine::MatrixSide<double, SrcM> sender(a[static_cast<std::size_t>(m.peer)], true);
+        std::vector<engine::Address<double>> described;
+        for (std::size_t k = ch.first; k < ch.end; ++k)
+          engine::for_each_slice_segment(p, p.recv, g.recv.slices[k],
+                                         [&](index_t, index_t, const Piece& row, const Piece& col) {
+                                           described.push_back(sender.at(row, col));
+                                         });
+        const engine::DescribedSide<double> from{described.data()};
+        for (std::size_t k = ch.first; k < ch.end; ++k)
+          engine::bind_slice(p, p.recv, g.recv.slices[k], from, side, pool, rel, shared);
+        CHECK(from.next == described.data() + described.size());
+        continue;
+      }
       const auto& sent = plans[static_cast<std::size_t>(m.peer)].send.messages;
       const auto it = std::find_if(sent.begin(), sent.end(), [&](const Message& x) {
         return x.peer == r && x.batch == m.batch;
@@ -178,7 +199,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
 }
 
 template <class SrcP, class DstP>
-Totals random_moves(std::uint64_t seed, int count) {
+Totals random_moves(std::uint64_t seed, int count, Reading reading = Reading::buffers) {
   Rng g(seed);
   Totals totals;
   for (int k = 0; k < count; ++k) {
@@ -194,7 +215,7 @@ Totals random_moves(std::uint64_t seed, int count) {
     const index_t chunk = g.chance(50) ? g.in(1, 64) : index_t{1} << 20;
     CAPTURE(k);
     CAPTURE(np);
-    move_all<SrcP, DstP>(src, dst, region, np, o, chunk, totals);
+    move_all<SrcP, DstP>(src, dst, region, np, o, chunk, totals, reading);
   }
   return totals;
 }
@@ -318,4 +339,47 @@ TEST_CASE("bind_slice: one row layout on both sides: in target order a column is
     b.for_each_element([&](ElementIndex e, double& v) { bad += v != value_at(e.i, e.j); });
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("bind_slice: a peer's source read in place, segment by segment or separated") {
+  // As the host binds it (a copy per segment, merged within a tile) and as a device does:
+  // a slice whose described segments separate (ScaLAPACK storage) is one copy; tile
+  // storage does not separate and stays segment by segment. Every element either way.
+  using S = ScalapackColumnMajor<>;
+  using P = TilePerAllocation<>;
+  const Totals host = random_moves<S, S>(0x1D1, 80, Reading::in_place);
+  const Totals device = random_moves<S, S>(0x1D1, 80, Reading::in_place_device);
+  const Totals tiles = random_moves<P, S>(0x1D2, 80, Reading::in_place_device);
+  MESSAGE(host.segments, " segments: ", host.copies, " copies bound per segment, ", device.copies,
+          " separated; tile storage: ", tiles.copies, " copies");
+  CHECK(device.copies < host.copies);
+}
+
+TEST_CASE("separate: a slice's described segments split into row and column parts") {
+  // 3 row pieces x 2 column pieces of a local matrix of ld 10: rows at 0, 4, 7, columns
+  // at 0 and 5 (x ld), listed column piece by column piece.
+  std::vector<double> m(100);
+  const double* o = m.data() + 1;
+  std::vector<engine::Address<double>> seg;
+  for (index_t b : {0, 5})
+    for (index_t r : {0, 4, 7}) seg.emplace_back(o + r + b * 10, 10);
+  const auto s = engine::separate(seg.data(), 3, 2, false);
+  REQUIRE(s);
+  CHECK(s->base() == o);
+  CHECK(s->ld() == 10);
+  CHECK(s->rows == std::vector<index_t>{0, 4, 7});
+  CHECK(s->cols == std::vector<index_t>{0, 50});
+  // A segment off the grid, another leading dimension, no segment: no separation.
+  auto off = seg;
+  off[4].first += 1;
+  CHECK_FALSE(engine::separate(off.data(), 3, 2, false));
+  auto ld = seg;
+  ld[5].second = 11;
+  CHECK_FALSE(engine::separate(ld.data(), 3, 2, false));
+  CHECK_FALSE(engine::separate(seg.data(), 0, 2, false));
+  // Rows before the first segment: negative parts.
+  std::vector<engine::Address<double>> back{{o + 7, 10}, {o, 10}};
+  const auto b = engine::separate(back.data(), 2, 1, false);
+  REQUIRE(b);
+  CHECK(b->rows == std::vector<index_t>{0, -7});
 }

@@ -33,6 +33,7 @@
 #include <redist/copy/strided_copy.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
+#include <redist/engine/separated_source.hpp>
 #include <redist/index.hpp>
 #include <redist/plan.hpp>
 
@@ -82,7 +83,9 @@ class SharedRuns {
 /// or reading each segment contiguously, in the order the tiles are stored, is faster than
 /// striding through a block or hopping between tiles in family order (measured: standard
 /// cases, tile storage). The slice covers the same buffer range either way. A source read
-/// in place (DescribedSide) is bound segment by segment in for_each_slice_segment's order.
+/// in place (DescribedSide) is bound segment by segment in for_each_slice_segment's order,
+/// or, where runs merge in target order (a device), as one copy when its segments separate
+/// (engine/separated_source.hpp).
 /// `shared`: the runs already bound into `pool` by earlier slices (separable sides only).
 /// Returns the number of copies added.
 template <class T, class Src, class Dst>
@@ -112,6 +115,19 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     else
       return false;
   };
+  if constexpr (described) {
+    // A peer's source that separates binds as one copy, as a local matrix does
+    // (engine/separated_source.hpp); only where runs merge in target order (a device).
+    if (shared.target_order() && separable(dst)) {
+      index_t row_pieces = 0;
+      for (std::size_t k = s.family; k < s.family_end; ++k)
+        row_pieces += plan.rows(d.families[k]).count;
+      if (auto whole = separate(src.next, row_pieces, cols.count, transposed(src))) {
+        src.next += row_pieces * cols.count;
+        return bind_slice(plan, d, s, *whole, dst, pool, rel, shared, flat);
+      }
+    }
+  }
   const std::size_t before = pool.copies.size();
   if constexpr (!described) {
     if (separable(src) && separable(dst)) {
@@ -121,15 +137,22 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
       c.member_first = static_cast<index_t>(pool.members.size());
       c.col_len = lc;
       c.transposed = transposed(src);
-      const auto row_of = [&](const auto& side, index_t row, const Piece& p) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(side)>, BufferSide>)
+      // Row piece `index` of the slice (at `row` of a buffer), column piece b.
+      const auto row_of = [&](const auto& side, index_t index, index_t row, const Piece& p) {
+        using S = std::decay_t<decltype(side)>;
+        if constexpr (std::is_same_v<S, BufferSide>)
           return row;
+        else if constexpr (is_separated<S>::value)
+          return side.rows[static_cast<std::size_t>(index)];
         else
           return side.row(p);
       };
       const auto col_of = [&](const auto& side, index_t b, const Piece& p) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(side)>, BufferSide>)
+        using S = std::decay_t<decltype(side)>;
+        if constexpr (std::is_same_v<S, BufferSide>)
           return b * lc * ldb;
+        else if constexpr (is_separated<S>::value)
+          return side.cols[static_cast<std::size_t>(b)];
         else
           return side.col(p);
       };
@@ -150,14 +173,15 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
         index_t src_step = 1;
         if constexpr (!src_buffer) src_step = src.run_step();
         const auto each_piece = [&](const auto& f) {
+          index_t index = 0;
           for (std::size_t k = s.family; k < s.family_end; ++k) {
             const BlockFamily& fam = d.families[k];
             const PieceGroup rows = plan.rows(fam);
             const index_t row0 = fam.buffer_offset - first.buffer_offset;
-            for (index_t a = 0; a < rows.count; ++a) {
+            for (index_t a = 0; a < rows.count; ++a, ++index) {
               const Piece p = rows.member(a);
               const index_t row = row0 + a * rows.length;
-              f(RowRun{row_of(src, row, p), row_of(dst, row, p), rows.length});
+              f(RowRun{row_of(src, index, row, p), row_of(dst, index, row, p), rows.length});
             }
           }
         };
@@ -227,7 +251,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     } else if constexpr (described) {
       const auto [p, ld] = *src.next++;
       g.src = Place{p, 0, ld, 0};
-    } else {
+    } else if constexpr (!is_separated<Src>::value) {  // a separated source binds above
       g.src = place(src);
     }
     if constexpr (dst_buffer)
