@@ -35,10 +35,16 @@ namespace redist::detail {
 
 template <class ExecSpace, class T, class Put>
 struct DeviceCopyKernel {
-  using member_type = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int lanes = 32;  ///< one warp: 256 bytes of doubles per step
   static constexpr int warps = 4;   ///< several teams per SM
   static constexpr int team_size = lanes * warps;
+  /// Teams an SM must be able to hold at once: the compiler keeps a thread's registers
+  /// within 65536 / (team_size x this), 64. Unbounded it took 96 (5 teams an SM), too few
+  /// warps to keep the memory busy on short runs; 12 or 16 teams spill so much that the
+  /// copies run 2-3x slower (bench/README.md, "Device copies: registers").
+  static constexpr unsigned min_teams_per_sm = 8;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<team_size, min_teams_per_sm>>;
+  using member_type = typename Policy::member_type;
   /// Loads in flight per lane (see the file comment; copy_run and copy_items spell out
   /// four).
   static constexpr index_t depth = 4;
@@ -53,9 +59,8 @@ struct DeviceCopyKernel {
   int split;  ///< teams per copy
   Put put;
 
-  static Kokkos::TeamPolicy<ExecSpace> policy(const ExecSpace& exec, std::size_t copies,
-                                              int split) {
-    return Kokkos::TeamPolicy<ExecSpace>(exec, static_cast<int>(copies) * split, warps, lanes);
+  static Policy policy(const ExecSpace& exec, std::size_t copies, int split) {
+    return Policy(exec, static_cast<int>(copies) * split, warps, lanes);
   }
 
   /// Teams per copy for n copies: enough teams to fill the device twice over.
