@@ -11,7 +11,9 @@
 #                                    and the 2-rank bench again under MPS where
 #                                    nvidia-cuda-mps-control is found
 #   scripts/device-tests.sh exec CMD...  on the GPU machine: CMD with the bundle's MPI in
-#                                    place (mpirun, its plug-ins, PATH, LD_LIBRARY_PATH)
+#                                    place (mpirun, its plug-ins, PATH, LD_LIBRARY_PATH);
+#                                    the bundle's lib/libredist-timeline.so traces a run
+#                                    (bench/timeline/kokkos_mpi_timeline.cpp)
 #
 # The GPU machine needs a CUDA driver, nothing else: Open MPI (Debian's 4.1, its plug-ins,
 # PMIx and help files), Boost.MPI and their libraries travel in the bundle. Debian's Open
@@ -41,10 +43,12 @@ bundle)
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$kokkos" \
     -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" -DREDIST_BUILD_EXAMPLES=OFF -DREDIST_BUILD_APPS=OFF \
     -DREDIST_BUILD_BENCH=ON >/dev/null
-  cmake --build "$build" -j "${JOBS:-2}" --target redist-device-tests redist-device-bench
+  cmake --build "$build" -j "${JOBS:-2}" --target redist-device-tests redist-device-bench \
+    redist-timeline
   rm -rf "$bundle"
   mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/root"
   cp "$build/tests/redist-device-tests" "$build/bench/redist-device-bench" "$bundle/bin/"
+  cp "$build/bench/timeline/libredist-timeline.so" "$bundle/lib/"  # bench/timeline
   cp -L /usr/bin/orterun "$bundle/bin/mpirun"
   cp -L /usr/bin/orted "$bundle/bin/orted"
   for tree in "${mpi_trees[@]}"; do
