@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""device_kernel.py [RESULTS_DIR] [--plots DIR]: the device bench before and after the copy
-kernel's rewrite (copy/device_kernel.hpp), one H200: each case's median move time as a
-percentage of its own run's bound (1 rank: both matrices once through B_d2d; 2 ranks: the
-single-copy bound of that leg's anchor, time-sliced or under MPS). Prints the table of
-bench/README.md's "Device copies" section; with --plots writes DIR/device_kernel.png."""
+"""device_kernel.py [RESULTS_DIR] [--plots DIR]: the device bench through the copy kernel's
+rewrite (copy/device_kernel.hpp, 2026-11-26 -> "after") and the separated peer binding with
+launch bounds ("final"), one H200: each case's median move time as a percentage of its own
+run's bound (1 rank: both matrices once through B_d2d; 2 ranks: the single-copy bound of
+that leg's anchor, time-sliced or under MPS). Prints the table of bench/README.md's
+"Device copies" sections; with --plots writes DIR/device_kernel.png."""
 import json, os, subprocess, sys, tempfile
 
 from pool_args import plots_option
@@ -12,9 +13,12 @@ args, plots = plots_option(sys.argv[1:])
 results = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "results")
 legs = [("1 rank, before", "device-np1-ipc.json", "device_bound"),
         ("1 rank, after", "device-np1-kernel.json", "device_bound"),
+        ("1 rank, final", "device-np1-final.json", "device_bound"),
         ("2 ranks time-sliced, before", "device-np2-ipc.json", "single_copy_bound"),
         ("2 ranks time-sliced, after", "device-np2-kernel.json", "single_copy_bound"),
-        ("2 ranks MPS, after", "device-np2-kernel-mps.json", "single_copy_bound")]
+        ("2 ranks time-sliced, final", "device-np2-final.json", "single_copy_bound"),
+        ("2 ranks MPS, after", "device-np2-kernel-mps.json", "single_copy_bound"),
+        ("2 ranks MPS, final", "device-np2-final-mps.json", "single_copy_bound")]
 data = [(label, json.load(open(os.path.join(results, f))), bound) for label, f, bound in legs]
 print("| case | " + " | ".join(label for label, _, _ in data) + " |")
 print("|---|" + "---|" * len(data))
