@@ -8,8 +8,8 @@
 #   scripts/device-tests.sh run      on the GPU machine, from the repository root: puts the
 #                                    bundle's MPI runtime in place, runs the suite at 1-4
 #                                    ranks, then the bench (its JSON to $OUT or build dir),
-#                                    and the 2-rank bench again under MPS where
-#                                    nvidia-cuda-mps-control is found
+#                                    and the suite at 2 and 4 ranks and the 2-rank bench
+#                                    again under MPS where nvidia-cuda-mps-control is found
 #   scripts/device-tests.sh exec CMD...  on the GPU machine: CMD with the bundle's MPI in
 #                                    place (mpirun, its plug-ins, PATH, LD_LIBRARY_PATH);
 #                                    the bundle's lib/libredist-timeline.so traces a run
@@ -125,6 +125,16 @@ run | exec)
     export CUDA_MPS_PIPE_DIRECTORY="$mps/pipe" CUDA_MPS_LOG_DIRECTORY="$mps/log"
     mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
     if nvidia-cuda-mps-control -d; then
+      # Under MPS the ranks' kernels overlap, so a read of a peer's tiles that raced its
+      # writes would show here first.
+      for np in 2 4; do
+        echo "=== device suite, $np ranks under MPS"
+        if ! timeout "${LEG_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe -np "$np" \
+          -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY "$root/bin/redist-device-tests"; then
+          echo "device-tests: FAILED at $np ranks under MPS"
+          status=1
+        fi
+      done
       echo "=== device bench, 2 ranks under MPS"
       timeout "${LEG_TIMEOUT:-240}" mpirun --allow-run-as-root --oversubscribe -np 2 \
         -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY "$root/bin/redist-device-bench" \
