@@ -44,16 +44,20 @@ namespace redist::engine {
 /// in the pool. Without sharing, every slice of a message listed every row member again
 /// (1 x 1 tiles at 16384^2: 256 slices a message, 8192 runs each).
 ///
-/// The row pieces of a copy come family by family, and family k holds every period's k-th
-/// piece. Pieces that continue each other on both sides merge into one run only when
-/// taken in target order (`target_order`), as a device wants: there a warp takes a run,
-/// and short runs leave its lanes idle. The host keeps the families' order: its streaming
-/// stores ran faster into interleaved pieces than into one long run (bench/README.md,
-/// "Device copies").
+/// A device and the host want copies cut differently (`for_device`): there a warp takes a
+/// run, and short runs or small copies leave the device idle.
+/// - The row pieces of a copy come family by family, and family k holds every period's
+///   k-th piece. Pieces that continue each other on both sides merge into one run only when
+///   taken in target order, as a device wants. The host keeps the families' order: its
+///   streaming stores ran faster into interleaved pieces than into one long run
+///   (bench/README.md, "Device copies").
+/// - A peer's source read in place binds one copy a slice where its segments separate
+///   (engine/separated_source.hpp), as a device wants; the host binds it segment by segment.
 class SharedRuns {
  public:
-  explicit SharedRuns(bool target_order = false) : target_order_(target_order) {}
-  bool target_order() const { return target_order_; }
+  explicit SharedRuns(bool for_device = false) : for_device_(for_device) {}
+  bool target_order() const { return for_device_; }
+  bool separates_peer_sources() const { return for_device_; }
   /// (first family, end family, source base and ld, target base and ld); a message
   /// buffer is (null, 0).
   using Key = std::tuple<std::size_t, std::size_t, const void*, index_t, const void*, index_t>;
@@ -71,7 +75,7 @@ class SharedRuns {
  private:
   std::map<Key, std::pair<index_t, index_t>> runs_;
   std::vector<RowRun> scratch_;
-  bool target_order_ = false;
+  bool for_device_ = false;
 };
 
 /// Appends the copies of slice s (of message-relative offset s.offset) to `pool`; for a
@@ -84,7 +88,7 @@ class SharedRuns {
 /// striding through a block or hopping between tiles in family order (measured: standard
 /// cases, tile storage). The slice covers the same buffer range either way. A source read
 /// in place (DescribedSide) is bound segment by segment in for_each_slice_segment's order,
-/// or, where runs merge in target order (a device), as one copy when its segments separate
+/// or, for a device (SharedRuns), as one copy when its segments separate
 /// (engine/separated_source.hpp).
 /// `shared`: the runs already bound into `pool` by earlier slices (separable sides only).
 /// Returns the number of copies added.
@@ -116,9 +120,8 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
       return false;
   };
   if constexpr (described) {
-    // A peer's source that separates binds as one copy, as a local matrix does
-    // (engine/separated_source.hpp); only where runs merge in target order (a device).
-    if (shared.target_order() && separable(dst)) {
+    // A peer's source that separates binds as one copy, as a local matrix does.
+    if (shared.separates_peer_sources() && separable(dst)) {
       index_t row_pieces = 0;
       for (std::size_t k = s.family; k < s.family_end; ++k)
         row_pieces += plan.rows(d.families[k]).count;
