@@ -119,12 +119,12 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     else
       return false;
   };
+  index_t row_pieces = 0;  // of the slice's families; a column piece has a segment each
+  for (std::size_t k = s.family; k < s.family_end; ++k)
+    row_pieces += plan.rows(d.families[k]).count;
   if constexpr (described) {
     // A peer's source that separates binds as one copy, as a local matrix does.
     if (shared.separates_peer_sources() && separable(dst)) {
-      index_t row_pieces = 0;
-      for (std::size_t k = s.family; k < s.family_end; ++k)
-        row_pieces += plan.rows(d.families[k]).count;
       if (auto whole = separate(src.next, row_pieces, cols.count, transposed(src))) {
         src.next += row_pieces * cols.count;
         return bind_slice(plan, d, s, *whole, dst, pool, rel, shared, flat);
@@ -239,9 +239,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     Place src, dst;
   };
   std::vector<Segment> segments;
-  index_t count = 0;
-  for (std::size_t k = s.family; k < s.family_end; ++k) count += plan.rows(d.families[k]).count;
-  segments.reserve(static_cast<std::size_t>(count * cols.count));
+  segments.reserve(static_cast<std::size_t>(row_pieces * cols.count));
   for_each_slice_segment(plan, d, s, [&](index_t row, index_t b, const Piece& r, const Piece& col) {
     Segment g{b, r.dst_tile, r.dst_offset, r.length, {}, {}};
     const Place buffer{nullptr, s.offset + row + b * lc * ldb, flat ? r.length : ldb, 0};
