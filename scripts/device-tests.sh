@@ -95,21 +95,22 @@ run | exec)
   fi
   out=${OUT:-$build}
   status=0
+  # One leg of the suite: suite NP WHAT [mpirun options...]
+  suite() {
+    local np=$1 what=$2
+    shift 2
+    echo "=== device suite, $np ranks, $what"
+    if ! timeout "${LEG_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe -np "$np" \
+      "$@" "$root/bin/redist-device-tests"; then
+      echo "device-tests: FAILED at $np ranks, $what"
+      status=1
+    fi
+  }
   # Ranks of one node read each other's device tiles (device IPC) by default; the last
   # leg forces the host-staged path the other legs no longer take.
   # (REDIST_TRANSPORT, when set, overrides the transport that test cases choose.)
-  for leg in 1 2 3 4 3:point-to-point; do
-    np=${leg%%:*}
-    transport=auto
-    forced=()
-    [ "$leg" = "$np" ] || { transport=${leg#*:}; forced=(-x "REDIST_TRANSPORT=$transport"); }
-    echo "=== device suite, $np ranks, transport $transport"
-    if ! timeout "${LEG_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe \
-      -np "$np" "${forced[@]}" "$root/bin/redist-device-tests"; then
-      echo "device-tests: FAILED at $np ranks, transport $transport"
-      status=1
-    fi
-  done
+  for np in 1 2 3 4; do suite "$np" "transport auto"; done
+  suite 3 "transport point-to-point" -x REDIST_TRANSPORT=point-to-point
   echo "=== device bench"
   for leg in 1 2 2:point-to-point; do
     np=${leg%%:*}
@@ -128,12 +129,7 @@ run | exec)
       # Under MPS the ranks' kernels overlap, so a read of a peer's tiles that raced its
       # writes would show here first.
       for np in 2 4; do
-        echo "=== device suite, $np ranks under MPS"
-        if ! timeout "${LEG_TIMEOUT:-300}" mpirun --allow-run-as-root --oversubscribe -np "$np" \
-          -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY "$root/bin/redist-device-tests"; then
-          echo "device-tests: FAILED at $np ranks under MPS"
-          status=1
-        fi
+        suite "$np" "under MPS" -x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY
       done
       echo "=== device bench, 2 ranks under MPS"
       timeout "${LEG_TIMEOUT:-240}" mpirun --allow-run-as-root --oversubscribe -np 2 \
