@@ -15,6 +15,7 @@
 /// elements), the owned tiles in column-major tile order, and for each a `TileSlot`
 /// {allocation, offset, ld} with ld >= the tile's rows. Models live in placements/.
 
+#include <algorithm>
 #include <concepts>
 #include <optional>
 #include <string>
@@ -63,6 +64,7 @@ class StorageMap {
   }
   /// Records that owned tile t lives at `slot`. @pre t not added before; no local matrix.
   void add_tile(TileIndex t, TileSlot slot) {
+    separation_.reset();
     index_.emplace(t, tiles_.size());
     tiles_.push_back(t);
     slots_.push_back(slot);
@@ -71,6 +73,52 @@ class StorageMap {
   void set_local_matrix(LocalMatrix local) { local_ = std::move(local); }
   /// The local matrix, or null when tiles are listed one by one.
   const LocalMatrix* local_matrix() const { return local_ ? &*local_ : nullptr; }
+  /// Whether the addresses separate into a row part and a column part: the local matrix,
+  /// or listed tiles that find_separation() found to be one, else null. Packed tiles of
+  /// one size are (tile (m, n) at allocation[lm * mb * nb + ln * LM * mb * nb], ld mb,
+  /// for local tile indices lm < LM, ln), and then copies bind per axis as for a local
+  /// matrix; 1 x 1 tiles are a column-major local matrix outright.
+  const LocalMatrix* separation() const {
+    return local_ ? &*local_ : separation_ ? &*separation_ : nullptr;
+  }
+  /// Looks for the separation of listed tiles: one allocation, one ld, owned tiles a
+  /// product of tile rows and tile columns, and tile (m, n) at row_offset[m] +
+  /// col_offset[n] * ld, every tile checked. O(tiles); the tiles stay listed as they were.
+  void find_separation() {
+    separation_.reset();
+    if (local_ || tiles_.empty()) return;
+    const TileSlot& s0 = slots_.front();
+    index_t rows = 0, cols = 0;
+    for (std::size_t k = 0; k < tiles_.size(); ++k) {
+      if (slots_[k].allocation != s0.allocation || slots_[k].ld != s0.ld) return;
+      rows = std::max(rows, tiles_[k].m + 1);
+      cols = std::max(cols, tiles_[k].n + 1);
+    }
+    LocalMatrix l{s0.allocation, s0.ld, std::vector<index_t>(static_cast<std::size_t>(rows), -1),
+                  std::vector<index_t>(static_cast<std::size_t>(cols), -1)};
+    const TileIndex t0 = tiles_.front();
+    auto& row_of = l.row_offset;
+    auto& col_of = l.col_offset;
+    for (std::size_t k = 0; k < tiles_.size(); ++k)  // the row parts: tile column t0.n
+      if (tiles_[k].n == t0.n) row_of[static_cast<std::size_t>(tiles_[k].m)] = slots_[k].offset;
+    for (std::size_t k = 0; k < tiles_.size(); ++k) {  // the column parts: tile row t0.m
+      if (tiles_[k].m != t0.m) continue;
+      const index_t part = slots_[k].offset - row_of[static_cast<std::size_t>(t0.m)];
+      if (part < 0 || part % s0.ld != 0) return;
+      col_of[static_cast<std::size_t>(tiles_[k].n)] = part / s0.ld;
+    }
+    const auto owned = [](const std::vector<index_t>& v) {
+      return static_cast<index_t>(
+          std::count_if(v.begin(), v.end(), [](index_t x) { return x >= 0; }));
+    };
+    if (owned(row_of) * owned(col_of) != static_cast<index_t>(tiles_.size())) return;
+    for (std::size_t k = 0; k < tiles_.size(); ++k) {
+      const index_t r = row_of[static_cast<std::size_t>(tiles_[k].m)];
+      const index_t c = col_of[static_cast<std::size_t>(tiles_[k].n)];
+      if (r < 0 || c < 0 || slots_[k].offset != r + c * s0.ld) return;
+    }
+    separation_ = std::move(l);
+  }
 
   const std::vector<index_t>& allocation_sizes() const { return sizes_; }
   bool contains(TileIndex t) const {
@@ -122,6 +170,7 @@ class StorageMap {
   std::vector<TileSlot> slots_;
   std::unordered_map<TileIndex, std::size_t> index_;
   std::optional<LocalMatrix> local_;
+  std::optional<LocalMatrix> separation_;  ///< of listed tiles (find_separation)
 };
 
 /// Whether placement P always stores a rank's tiles as one LocalMatrix (it declares

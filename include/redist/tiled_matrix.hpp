@@ -183,7 +183,9 @@ class TiledMatrix {
     (void)detail::checked_mul(detail::checked_mul(e.rows, e.cols, "matrix elements"),
                               index_t{sizeof(T)}, "matrix bytes");
     try {
-      return placement.map(layout, rank);
+      StorageMap map = placement.map(layout, rank);
+      map.find_separation();  // copies bind per axis where the tiles allow it
+      return map;
     } catch (const std::bad_alloc&) {
       throw storage_error(
           detail::describe("out of memory listing this rank's tiles", "tiles", layout.tiles()) +

@@ -52,7 +52,12 @@ constexpr double unset = -1.0;
 
 struct Totals {
   index_t segments = 0, copies = 0, runs = 0;
+  index_t separated = 0;  ///< moves where some rank's tiles separate (StorageMap)
 };
+
+/// How random_moves cuts its matrices: random irregular tiles, or small tiles of one size
+/// (1 to 4 a side) that fill the matrix, which packed tiles store as a separable matrix.
+enum class Tiles { irregular, small_whole };
 
 /// Fills every owned element of a with value_at(global i, j).
 template <class M>
@@ -77,7 +82,6 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
               index_t chunk_elements, Totals& totals, Reading reading = Reading::buffers) {
   using SrcM = TiledMatrix<double, L, SrcP>;
   using DstM = TiledMatrix<double, L, DstP>;
-  constexpr bool flat = !stores_local_matrix<SrcP> && !stores_local_matrix<DstP>;
   std::vector<SrcM> a;
   std::vector<DstM> b;
   std::vector<Plan> plans;
@@ -85,6 +89,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     a.emplace_back(src, SrcP{}, r);
     b.emplace_back(dst, DstP{}, r);
+    if (a.back().storage().separation() || b.back().storage().separation()) ++totals.separated;
     fill(src, a.back());
     b.back().for_each_tile([&](TileIndex t) {
       const TileRef<double> ref = b.back().tile_ref(t);
@@ -96,6 +101,11 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
         plans.back().send.segments + plans.back().recv.segments + plans.back().local.segments;
   }
   for (int r = 0; r < np; ++r) graphs.push_back(make_task_graph(plans[r], chunk_elements));
+  // As an engine does (engine/matrix_sides.hpp): messages laid flat between tile-stored
+  // sides of tiles that are not small; otherwise stacked, and tiles that separate bind per
+  // axis.
+  const bool flat = engine::MatrixSides<double, SrcM, DstM>::lays_flat({&a[0]}, {&b[0]});
+  const bool separate = !flat;
   const Kokkos::DefaultHostExecutionSpace exec;
   const auto run = [&](CopyPool<double>& pool) {
     run_copies(exec, pool, 0, pool.copies.size());
@@ -108,7 +118,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     const Plan& p = plans[r];
     const TaskGraph& g = graphs[r];
-    const engine::MatrixSide<double, SrcM> side(a[r], true);
+    const engine::MatrixSide<double, SrcM> side(a[r], true, false, separate);
     auto& out = buffers[static_cast<std::size_t>(r)];
     for (const Message& m : p.send.messages)
       out.emplace_back(static_cast<std::size_t>(m.elements), unset);
@@ -131,7 +141,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     const Plan& p = plans[r];
     const TaskGraph& g = graphs[r];
-    const engine::MatrixSide<double, DstM> side(b[r], false);
+    const engine::MatrixSide<double, DstM> side(b[r], false, false, separate);
     CopyPool<double> pool;
     std::vector<index_t> rel;
     engine::SharedRuns shared(reading == Reading::in_place_device);
@@ -139,7 +149,8 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
       const Message& m = p.recv.messages[ch.message];
       if (reading != Reading::buffers) {
         // The sender's segments, as it describes them: in for_each_slice_segment's order.
-        const engine::MatrixSide<double, SrcM> sender(a[static_cast<std::size_t>(m.peer)], true);
+        const engine::MatrixSide<double, SrcM> sender(a[static_cast<std::size_t>(m.peer)], true,
+                                                      false, separate);
         std::vector<engine::Address<double>> described;
         for (std::size_t k = ch.first; k < ch.end; ++k)
           engine::for_each_slice_segment(p, p.recv, g.recv.slices[k],
@@ -172,7 +183,7 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     CopyPool<double> local;
     std::vector<index_t> none;
     engine::SharedRuns local_runs;
-    const engine::MatrixSide<double, SrcM> from(a[r], true);
+    const engine::MatrixSide<double, SrcM> from(a[r], true, false, separate);
     for (const Slice& s : g.local.slices)
       engine::bind_slice(p, p.local, s, from, side, local, none, local_runs);
     CHECK(none.empty());
@@ -199,16 +210,24 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
 }
 
 template <class SrcP, class DstP>
-Totals random_moves(std::uint64_t seed, int count, Reading reading = Reading::buffers) {
+Totals random_moves(std::uint64_t seed, int count, Reading reading = Reading::buffers,
+                    Tiles tiles = Tiles::irregular) {
   Rng g(seed);
   Totals totals;
   for (int k = 0; k < count; ++k) {
     const int np = static_cast<int>(g.in(1, 5));
-    const index_t sm = g.in(1, 60), sn = g.in(1, 40), dm = g.in(1, 60), dn = g.in(1, 40);
-    const L src{Shape{random_axis(g, sm), random_axis(g, sn)},
-                random_block_cyclic(g, np, {2, true})};
-    const L dst{Shape{random_axis(g, dm), random_axis(g, dn)},
-                random_block_cyclic(g, np, {2, true})};
+    // An axis of about `extent` elements: random tiles, or whole tiles of 1 to 4.
+    const auto axis = [&](index_t extent) {
+      if (tiles == Tiles::irregular) return std::pair{extent, random_axis(g, extent)};
+      const index_t t = g.in(1, 4), n = std::max<index_t>(1, extent / t) * t;
+      return std::pair{n, uniform_axis(n, t)};
+    };
+    const auto [sm, src_rows] = axis(g.in(1, 60));
+    const auto [sn, src_cols] = axis(g.in(1, 40));
+    const auto [dm, dst_rows] = axis(g.in(1, 60));
+    const auto [dn, dst_cols] = axis(g.in(1, 40));
+    const L src{Shape{src_rows, src_cols}, random_block_cyclic(g, np, {2, true})};
+    const L dst{Shape{dst_rows, dst_cols}, random_block_cyclic(g, np, {2, true})};
     const Region region = test::random_region(g, {sm, sn}, {dm, dn});
     PlanOptions o;
     o.batch = g.in(0, 3);
@@ -229,6 +248,29 @@ TEST_CASE("bind_slice: tile storage on both sides (flat messages) moves every el
   MESSAGE(t.segments, " segments in ", t.copies, " copies (", p.segments, " in ", p.copies, ", ",
           q.segments, " in ", q.copies, ")");
   CHECK(t.copies < t.segments);  // a tile column's segments share copies
+}
+
+TEST_CASE("bind_slice: small whole tiles that separate bind per axis, stacked messages") {
+  // Packed tiles of 1 to 4 a side that fill the matrix separate (StorageMap::separation):
+  // messages between them are stacked and their slices bind as one copy, as for ScaLAPACK
+  // storage; one tile per allocation does not separate and binds segment by segment into
+  // the same stacked messages. Every element either way.
+  using P = PackedTiles<>;
+  using A = TilePerAllocation<>;
+  using S = ScalapackColumnMajor<>;
+  const Totals packed = random_moves<P, P>(0x5E9A, 120, Reading::buffers, Tiles::small_whole);
+  const Totals apart = random_moves<A, A>(0x5E9A, 120, Reading::buffers, Tiles::small_whole);
+  const Totals mixed = random_moves<A, P>(0x5E9B, 80, Reading::buffers, Tiles::small_whole);
+  const Totals local = random_moves<P, S>(0x5E9C, 80, Reading::buffers, Tiles::small_whole);
+  const Totals read = random_moves<P, P>(0x5E9D, 80, Reading::in_place, Tiles::small_whole);
+  MESSAGE(packed.segments, " segments: ", packed.copies, " copies packed, ", apart.copies,
+          " one tile per allocation");
+  CHECK(packed.separated > 0);
+  CHECK(apart.segments == packed.segments);
+  CHECK(packed.copies * 3 < apart.copies);
+  CHECK(mixed.separated > 0);
+  CHECK(local.separated > 0);
+  CHECK(read.separated > 0);
 }
 
 TEST_CASE("bind_slice: tile storage on one side (stacked messages) moves every element") {

@@ -1,11 +1,13 @@
 // Tests of the Placement models (include/redist/placements/): every owned tile gets a slot,
 // in column-major tile order; slots never overlap and stay inside their allocation
 // (checked by marking elements); ScaLAPACK's local layout matches its numroc / indxg2l
-// formulas; a too small lld throws storage_error.
+// formulas; a too small lld throws storage_error; packed whole tiles separate into a row
+// part and a column part (StorageMap::find_separation), other storage does not.
 #include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <redist/distributions/band.hpp>
@@ -180,6 +182,65 @@ TEST_CASE("TilePerAllocation and PackedTiles: slot layout") {
   CHECK(packed.slot({2, 0}) == TileSlot{0,        24,    2});
   CHECK(packed.slot({0, 1}) == TileSlot{0,        30,    4});
   // clang-format on
+}
+
+namespace {
+/// The separation of `map` gives every listed tile the slot the map gives it.
+void check_separation(const StorageMap& map) {
+  const LocalMatrix* l = map.separation();
+  REQUIRE(l != nullptr);
+  map.for_each_tile([&](TileIndex t) {
+    CAPTURE(t);
+    const index_t r = l->row_offset[static_cast<std::size_t>(t.m)];
+    const index_t c = l->col_offset[static_cast<std::size_t>(t.n)];
+    CHECK(TileSlot{l->allocation, r + c * l->ld, l->ld} == map.slot(t));
+  });
+}
+}  // namespace
+
+TEST_CASE("StorageMap::find_separation: packed whole tiles separate, others do not") {
+  // Block-cyclic packed tiles that fill the matrix: tile (m, n) at row part + column part.
+  for (const auto& [tm, tn] : {std::pair{1, 1}, std::pair{3, 2}, std::pair{4, 4}}) {
+    CAPTURE(tm);
+    CAPTURE(tn);
+    const Layout l(Tiling{UniformAxis<>(12 * tm, tm), UniformAxis<>(10 * tn, tn)},
+                   BlockCyclic(2, 3, 1, 2, {1, 0}));
+    for (int r = 0; r < 6; ++r) {
+      StorageMap map = PackedTiles<>{}.map(l, r);
+      CHECK(map.separation() == nullptr);  // not looked for yet
+      map.find_separation();
+      check_separation(map);
+      if (tm == 1 && tn == 1) CHECK(map.separation()->ld == 1);  // a column-major matrix
+    }
+  }
+  const auto separates = [](StorageMap map) {
+    map.find_separation();
+    return map.separation() != nullptr;
+  };
+  // A partial last tile row has another ld; several allocations; owners not a product of
+  // tile rows and columns; irregular tiles.
+  const Layout partial(Tiling{UniformAxis<>(23, 4), UniformAxis<>(12, 3)}, BlockCyclic(2, 1));
+  CHECK(separates(PackedTiles<>{}.map(partial, 0)));        // tile rows 0, 2, 4: all whole
+  CHECK_FALSE(separates(PackedTiles<>{}.map(partial, 1)));  // tile row 5 has 3 rows
+  const Layout whole(Tiling{UniformAxis<>(8, 2), UniformAxis<>(8, 2)}, BlockCyclic(1, 1));
+  CHECK_FALSE(separates(TilePerAllocation<>{}.map(whole, 0)));
+  CHECK_FALSE(separates(MultiDevice<>::row_cyclic(2).map(whole, 0)));
+  CHECK(separates(MultiDevice<>::row_cyclic(1).map(whole, 0)));
+  const Layout random(Tiling{UniformAxis<>(40, 2), UniformAxis<>(40, 2)}, RandomDistribution(3, 7));
+  CHECK_FALSE(separates(PackedTiles<>{}.map(random, 0)));
+  const Layout irregular(Tiling{IrregularAxis{0, 1, 7, 8, 20}, IrregularAxis{0, 3, 11, 12}},
+                         BlockCyclic(1, 1));
+  CHECK_FALSE(separates(PackedTiles<>{}.map(irregular, 0)));
+  // A ScaLAPACK local matrix is its own separation; nothing to look for.
+  const Layout bc(Tiling{UniformAxis<>(23, 4), UniformAxis<>(12, 3)}, BlockCyclic(2, 2));
+  const StorageMap local = ScalapackColumnMajor<>{}.map(bc, 3);
+  CHECK(local.separation() == local.local_matrix());
+  // Adding a tile forgets a separation found before.
+  StorageMap map = PackedTiles<>{}.map(whole, 0);
+  map.find_separation();
+  REQUIRE(map.separation() != nullptr);
+  map.add_tile({9, 9}, TileSlot{0, 1000, 2});
+  CHECK(map.separation() == nullptr);
 }
 
 TEST_CASE("ScalapackColumnMajor: matches numroc / indxg2l for random block-cyclic layouts") {

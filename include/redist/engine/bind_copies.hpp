@@ -6,8 +6,9 @@
 /// tiles), a message buffer (the family's dense column-major block) or a peer's source
 /// read in place.
 ///
-/// When both sides separate into a row part and a column part (a message buffer always
-/// does; a matrix does when its StorageMap is a LocalMatrix, as ScaLAPACK storage is),
+/// When both sides separate into a row part and a column part (a stacked message buffer
+/// always does; a matrix does when its StorageMap is a LocalMatrix, as ScaLAPACK storage
+/// is, or when its tiles separate where messages are stacked, engine/matrix_sides.hpp),
 /// a slice is one StridedCopy whatever its number of segments: its runs are the row
 /// members, merged where they continue each other on both sides, and its members are
 /// the column members. Otherwise (tiles in separate allocations) the slice's segments go
@@ -82,16 +83,15 @@ class SharedRuns {
 /// buffer side, each copy's offset from the message start goes to `rel` (one per copy).
 /// `flat`: the message is laid segment after segment, each contiguous, instead of as
 /// stacked column blocks: column piece by column piece, rows in matrix order (the pieces'
-/// target tile and offset, which both ends know alike). Neither side separates when both
-/// matrices keep tiles apart (tile storage): both ends then copy tile by tile, and writing
-/// or reading each segment contiguously, in the order the tiles are stored, is faster than
-/// striding through a block or hopping between tiles in family order (measured: standard
-/// cases, tile storage). The slice covers the same buffer range either way. A source read
-/// in place (DescribedSide) is bound segment by segment in for_each_slice_segment's order,
-/// or, for a device (SharedRuns), as one copy when its segments separate
-/// (engine/separated_source.hpp).
-/// `shared`: the runs already bound into `pool` by earlier slices (separable sides only).
-/// Returns the number of copies added.
+/// target tile and offset, which both ends know alike). Only between two tile-stored
+/// matrices of tiles that are not small (MatrixSides::flat): both ends then copy tile by
+/// tile, and writing or reading each segment contiguously, in the order the tiles are
+/// stored, is faster than striding through a block or hopping between tiles in family
+/// order (measured: standard cases, tile storage). The slice covers the same buffer range either
+/// way. A source read in place (DescribedSide) is bound segment by segment in
+/// for_each_slice_segment's order, or, for a device (SharedRuns), as one copy when its segments
+/// separate (engine/separated_source.hpp). `shared`: the runs already bound into `pool` by earlier
+/// slices (separable sides only). Returns the number of copies added.
 template <class T, class Src, class Dst>
 std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, const Src& src,
                        const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel,

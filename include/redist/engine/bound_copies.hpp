@@ -54,7 +54,7 @@ class BoundCopies {
               const std::vector<std::int64_t>& peer_pid, const Transform<T>& transform,
               const ExecutionOptions& options) {
     // Sends: nothing to pack for a message read in place.
-    bind(plan, plan.send, graph.send, sides.src, BufferSide{}, send_, Sides::flat,
+    bind(plan, plan.send, graph.send, sides.src, BufferSide{}, send_, sides.flat,
          [&](std::size_t m) { return !reads_in_place(graph.send_transport[m]); });
     for (std::size_t c = 0; c < graph.send.chunks.size(); ++c)
       point_packs(c, buffers.send_at(graph.send.chunks[c].message));
@@ -86,7 +86,7 @@ class BoundCopies {
           bind_slice(plan, plan.recv, s, source[ch.message], dst, recv_.pool, recv_.rel, shared);
         } else {
           bind_slice(plan, plan.recv, s, BufferSide{}, dst, recv_.pool, recv_.rel, shared,
-                     Sides::flat);
+                     sides.flat);
         }
         recv_.rel.resize(recv_.pool.copies.size());  // read in place: rel[k] stays copy k's
       }

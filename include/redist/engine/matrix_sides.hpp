@@ -6,6 +6,7 @@
 /// step of wiring an engine (engine/wired.hpp): the transports are chosen from the
 /// source addresses they give.
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -14,6 +15,7 @@
 #include <redist/index.hpp>
 #include <redist/placement.hpp>
 #include <redist/plan.hpp>
+#include <redist/tile_shape.hpp>
 
 namespace redist::engine {
 
@@ -27,12 +29,15 @@ using Address = std::pair<const T*, index_t>;
 template <class T, class Matrix>
 class MatrixSide {
  public:
-  MatrixSide(const Matrix& m, bool source, bool transposed = false)
+  /// `separate_tiles`: tiles that separate (StorageMap::separation) bind per axis too;
+  /// only where messages are not laid flat (MatrixSides), whose layout needs a copy per
+  /// segment.
+  MatrixSide(const Matrix& m, bool source, bool transposed = false, bool separate_tiles = false)
       : matrix_(&m), source_(source), transposed_(transposed) {
-    // Separable only when the placement type says so (stores_local_matrix): the message
-    // layout depends on it, and every rank must derive the same one from the types.
     if constexpr (stores_local_matrix<typename Matrix::placement_type>)
       local_ = m.storage().local_matrix();
+    else if (separate_tiles)
+      local_ = m.storage().separation();
     if (local_ && !m.allocations().empty())
       base_ = m.allocations()[static_cast<std::size_t>(local_->allocation)].data();
   }
@@ -100,24 +105,49 @@ struct is_described : std::false_type {};
 template <class T>
 struct is_described<DescribedSide<T>> : std::true_type {};
 
+/// Messages between two tile-stored sides are laid flat (segment after segment,
+/// engine/bind_copies.hpp) when the first tile of every layout on both sides has at least
+/// this many elements; smaller tiles are stacked, and tiles that separate bind per axis.
+/// Flat messages copy tile by tile, which costs per segment: 1 x 1 tiles at 1024^2 bound
+/// a copy per element (0.7 s of set-up on 2 ranks, 64 MB of copy programs).
+inline constexpr index_t flat_tile_elements = 256;
+
 /// The matrix sides of every part of a move (plan/plan_parts.hpp): srcs[k] and dsts[k]
-/// are part k's matrices. `flat`: messages between two tile-stored sides are laid segment
-/// after segment (engine/bind_copies.hpp), a property of the placement types that every
-/// rank derives alike.
+/// are part k's matrices. `flat`: messages are laid segment after segment
+/// (engine/bind_copies.hpp): between two tile-stored sides (placement types without a
+/// local matrix) whose tiles are not small (flat_tile_elements). Every rank derives it
+/// alike, from the types and the layouts' tile shapes, never from its own storage.
 template <class T, class SrcMatrix, class DstMatrix>
 struct MatrixSides {
   std::vector<MatrixSide<T, SrcMatrix>> src;
   std::vector<MatrixSide<T, DstMatrix>> dst;
-  static constexpr bool flat = !stores_local_matrix<typename SrcMatrix::placement_type> &&
-                               !stores_local_matrix<typename DstMatrix::placement_type>;
+  bool flat = false;
 
-  /// @pre one source and one target per part.
+  /// @pre one source and one target per part, the same layouts on every rank.
   MatrixSides(const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
-              bool transposed) {
+              bool transposed)
+      : flat(lays_flat(srcs, dsts)) {
     src.reserve(srcs.size());
     dst.reserve(dsts.size());
-    for (const SrcMatrix* m : srcs) src.emplace_back(*m, true, transposed);
-    for (DstMatrix* m : dsts) dst.emplace_back(*m, false);
+    for (const SrcMatrix* m : srcs) src.emplace_back(*m, true, transposed, !flat);
+    for (DstMatrix* m : dsts) dst.emplace_back(*m, false, false, !flat);
+  }
+  /// Whether messages between these matrices are laid flat (see `flat`).
+  static bool lays_flat(const std::vector<const SrcMatrix*>& srcs,
+                        const std::vector<DstMatrix*>& dsts) {
+    if constexpr (stores_local_matrix<typename SrcMatrix::placement_type> ||
+                  stores_local_matrix<typename DstMatrix::placement_type>) {
+      return false;
+    } else {
+      const auto large = [](const auto* m) {
+        const auto& shape = m->layout().shape();
+        if (tile_counts(shape).rows == 0 || tile_counts(shape).cols == 0) return true;
+        const Extents e = tile_extents(shape, TileIndex{0, 0});
+        return e.rows * e.cols >= flat_tile_elements;
+      };
+      return std::all_of(srcs.begin(), srcs.end(), large) &&
+             std::all_of(dsts.begin(), dsts.end(), large);
+    }
   }
   /// The address of the segment (row piece r x column piece c) in part `part`'s source.
   Address<T> source(index_t part, const Piece& r, const Piece& c) const {
