@@ -27,7 +27,9 @@ index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape s
                  DstShape dst_shape, const Transform<T>& t) {
   const Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
   const Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
-  TiledMatrix<T, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+  // Packed source tiles separate where they fill their rows and columns (small tiles:
+  // stacked messages, engine/matrix_sides.hpp); per-allocation target tiles do not.
+  TiledMatrix<T, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
   a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
   const auto move = [&](auto& b) {
     b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });

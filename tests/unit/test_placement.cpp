@@ -198,19 +198,33 @@ void check_separation(const StorageMap& map) {
 }
 }  // namespace
 
-TEST_CASE("StorageMap::find_separation: packed whole tiles separate, others do not") {
-  // Block-cyclic packed tiles that fill the matrix: tile (m, n) at row part + column part.
+/// The same tiles and slots as `map`, listed one by one.
+StorageMap listed(const StorageMap& map) {
+  StorageMap copy;
+  for (index_t n : map.allocation_sizes()) copy.add_allocation(n);
+  map.for_each_tile([&](TileIndex t) { copy.add_tile(t, map.slot(t)); });
+  return copy;
+}
+
+TEST_CASE("PackedTiles: whole tiles of one size are a local matrix; find_separation finds it") {
+  // Block-cyclic packed tiles that fill the matrix: packed straight into a LocalMatrix
+  // (tile (m, n) at row part + column part), and found again in the same tiles listed.
   for (const auto& [tm, tn] : {std::pair{1, 1}, std::pair{3, 2}, std::pair{4, 4}}) {
     CAPTURE(tm);
     CAPTURE(tn);
     const Layout l(Tiling{UniformAxis<>(12 * tm, tm), UniformAxis<>(10 * tn, tn)},
                    BlockCyclic(2, 3, 1, 2, {1, 0}));
+    check_placement(l, PackedTiles<>{}, true);
+    check_placement(l, MultiDevice<>::row_cyclic(1), true);
     for (int r = 0; r < 6; ++r) {
-      StorageMap map = PackedTiles<>{}.map(l, r);
-      CHECK(map.separation() == nullptr);  // not looked for yet
-      map.find_separation();
-      check_separation(map);
-      if (tm == 1 && tn == 1) CHECK(map.separation()->ld == 1);  // a column-major matrix
+      const StorageMap map = PackedTiles<>{}.map(l, r);
+      REQUIRE(map.local_matrix() != nullptr);
+      if (tm == 1 && tn == 1) CHECK(map.local_matrix()->ld == 1);  // a column-major matrix
+      StorageMap copy = listed(map);
+      CHECK(copy.separation() == nullptr);  // not looked for yet
+      copy.find_separation();
+      check_separation(copy);
+      CHECK(copy.separation()->ld == map.local_matrix()->ld);
     }
   }
   const auto separates = [](StorageMap map) {
@@ -220,13 +234,15 @@ TEST_CASE("StorageMap::find_separation: packed whole tiles separate, others do n
   // A partial last tile row has another ld; several allocations; owners not a product of
   // tile rows and columns; irregular tiles.
   const Layout partial(Tiling{UniformAxis<>(23, 4), UniformAxis<>(12, 3)}, BlockCyclic(2, 1));
-  CHECK(separates(PackedTiles<>{}.map(partial, 0)));        // tile rows 0, 2, 4: all whole
-  CHECK_FALSE(separates(PackedTiles<>{}.map(partial, 1)));  // tile row 5 has 3 rows
+  CHECK(PackedTiles<>{}.map(partial, 0).local_matrix() != nullptr);  // rows 0, 2, 4: whole
+  CHECK(PackedTiles<>{}.map(partial, 1).local_matrix() == nullptr);  // row 5 has 3 rows
+  CHECK_FALSE(separates(PackedTiles<>{}.map(partial, 1)));
   const Layout whole(Tiling{UniformAxis<>(8, 2), UniformAxis<>(8, 2)}, BlockCyclic(1, 1));
   CHECK_FALSE(separates(TilePerAllocation<>{}.map(whole, 0)));
   CHECK_FALSE(separates(MultiDevice<>::row_cyclic(2).map(whole, 0)));
-  CHECK(separates(MultiDevice<>::row_cyclic(1).map(whole, 0)));
+  CHECK(separates(MultiDevice<>::user(1, [](TileIndex, int) { return 0; }).map(whole, 0)));
   const Layout random(Tiling{UniformAxis<>(40, 2), UniformAxis<>(40, 2)}, RandomDistribution(3, 7));
+  CHECK(PackedTiles<>{}.map(random, 0).local_matrix() == nullptr);
   CHECK_FALSE(separates(PackedTiles<>{}.map(random, 0)));
   const Layout irregular(Tiling{IrregularAxis{0, 1, 7, 8, 20}, IrregularAxis{0, 3, 11, 12}},
                          BlockCyclic(1, 1));
@@ -236,7 +252,7 @@ TEST_CASE("StorageMap::find_separation: packed whole tiles separate, others do n
   const StorageMap local = ScalapackColumnMajor<>{}.map(bc, 3);
   CHECK(local.separation() == local.local_matrix());
   // Adding a tile forgets a separation found before.
-  StorageMap map = PackedTiles<>{}.map(whole, 0);
+  StorageMap map = listed(PackedTiles<>{}.map(whole, 0));
   map.find_separation();
   REQUIRE(map.separation() != nullptr);
   map.add_tile({9, 9}, TileSlot{0, 1000, 2});

@@ -133,7 +133,8 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
   }
   const std::size_t before = pool.copies.size();
   if constexpr (!described) {
-    if (separable(src) && separable(dst)) {
+    // A flat message is laid segment after segment: never one copy per slice.
+    if (separable(src) && separable(dst) && !(flat && (src_buffer || dst_buffer))) {
       // One copy: the row members of every family of the block as runs, the column
       // members as members.
       StridedCopy<T> c;

@@ -47,6 +47,7 @@
 #include <redist/distributions/random.hpp>
 #include <redist/error.hpp>
 #include <redist/placement.hpp>
+#include <redist/placements/tile_allocations.hpp>
 
 namespace redist {
 
@@ -162,6 +163,9 @@ class MultiDevice {
   /// G allocations; each owned tile packed into its device's allocation.
   template <class L>
   StorageMap map(const L& layout, int rank) const {
+    // One device of a rule that cannot fail: the tiles packed as PackedTiles packs them.
+    if (G_ == 1 && rule_ != DeviceRule::user)
+      if (auto local = detail::packed_local_matrix(layout, rank)) return std::move(*local);
     const auto tiles = assign(layout, rank);
     std::vector<index_t> size(static_cast<std::size_t>(G_), 0);
     std::vector<TileSlot> slots;

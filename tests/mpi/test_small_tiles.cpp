@@ -1,0 +1,104 @@
+// Small tiles in tile storage (engine/matrix_sides.hpp): messages between two tile-stored
+// sides of tiles under 256 elements are stacked, and packed tiles that fill the matrix
+// separate (StorageMap::find_separation) and bind whole slices. Random small uniform tiles,
+// grids, first processes and regions, with packed or per-allocation tiles on either side;
+// sizes that are whole tiles (every rank separates) and sizes with a partial last tile (the
+// rank that owns it does not, the others do, and they must still lay messages alike).
+// Every target element is checked, and the elements outside the region are untouched; the
+// source too. Then 1 x 1 tiles, element-cyclic 1 x P -> P x 1, whose copy programs must
+// stay a quarter of a copy per element or less.
+#include <string>
+
+#include <redist/redist.hpp>
+
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using namespace redist;
+using namespace redist::test;
+
+/// One random move between small-tiled matrices; returns wrong elements over all ranks.
+template <class SP, class DP>
+index_t random_small_move(const boost::mpi::communicator& comm, Rng& g, bool whole) {
+  const auto axis = [&](index_t& extent, index_t& tile) {
+    tile = g.in(1, 8);
+    extent = whole ? tile * g.in(1, 9) : g.in(1, 60);
+  };
+  index_t sm, sn, dm, dn, smb, snb, dmb, dnb;
+  axis(sm, smb);
+  axis(sn, snb);
+  axis(dm, dmb);
+  axis(dn, dnb);
+  const auto grid = [&](int& p, int& q) {
+    const int used = static_cast<int>(g.in(1, comm.size()));
+    p = static_cast<int>(g.in(1, used));
+    while (used % p != 0) --p;
+    q = used / p;
+  };
+  int sp, sq, dp, dq;
+  grid(sp, sq);
+  grid(dp, dq);
+  const GridCoord sf{static_cast<int>(g.in(0, sp - 1)), static_cast<int>(g.in(0, sq - 1))};
+  const GridCoord df{static_cast<int>(g.in(0, dp - 1)), static_cast<int>(g.in(0, dq - 1))};
+  const Layout src{uniform(sm, sn, smb, snb), BlockCyclic(sp, sq, 1, 1, sf)};
+  const Layout dst{uniform(dm, dn, dmb, dnb), BlockCyclic(dp, dq, 1, 1, df)};
+  const Region region = random_region(g, {sm, sn}, {dm, dn});
+  CAPTURE(src.extents());
+  CAPTURE(dst.extents());
+  CAPTURE(smb);
+  CAPTURE(dmb);
+  RunOptions o;
+  o.plan.batch = g.in(0, 2);
+  o.repeats = 2;
+  const RunReport rep = check_redistribution<double>(comm, src, SP{}, dst, DP{}, region, o);
+  return rep.bad_target + rep.bad_source;
+}
+
+template <class SP, class DP>
+void random_small_moves(const boost::mpi::communicator& comm, unsigned seed, int count) {
+  Rng g(seed);
+  for (int k = 0; k < count; ++k) {
+    CAPTURE(k);
+    CHECK(random_small_move<SP, DP>(comm, g, k % 2 == 0) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("mpi: small tiles in tile storage, packed or one per allocation, every element") {
+  const boost::mpi::communicator comm;
+  using P = PackedTiles<>;
+  using A = TilePerAllocation<>;
+  using S = ScalapackColumnMajor<>;
+  for (const char* window : window_settings()) {
+    CAPTURE(window);
+    const ScopedEnv w("REDIST_SHARED_WINDOW", window);
+    random_small_moves<P, P>(comm, 71, 16);
+    random_small_moves<A, P>(comm, 72, 8);
+    random_small_moves<P, A>(comm, 73, 8);
+    random_small_moves<P, S>(comm, 74, 8);
+    random_small_moves<S, P>(comm, 75, 8);
+  }
+}
+
+TEST_CASE("mpi: 1 x 1 packed tiles, 1 x P -> P x 1: copy programs well below one per element") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const index_t n = 96;
+  const Layout src{uniform(n, n, 1, 1), BlockCyclic(1, np)};
+  const Layout dst{uniform(n, n, 1, 1), BlockCyclic(np, 1)};
+  for (const Region& region : {Region::whole({n, n}), Region{{70, 50}, {3, 11}, {20, 5}}}) {
+    TiledMatrix<double, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
+    TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
+    REQUIRE(a.storage().separation() != nullptr);
+    REQUIRE(b.storage().separation() != nullptr);
+    move_and_check(comm, a, b, region, [&](const auto& r, index_t) {
+      CHECK(sum(comm, source_errors(a)) == 0);
+      // A StridedCopy is 64 bytes: a copy per element would be 64 bytes an element moved,
+      // and the graph and schedule add a little per message.
+      const index_t elements = region.extent.rows * region.extent.cols;
+      CHECK(sum(comm, r.plan().stats.schedule_bytes) < 16 * elements);
+    });
+  }
+}
