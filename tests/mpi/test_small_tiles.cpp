@@ -1,5 +1,5 @@
 // Small tiles in tile storage (engine/matrix_sides.hpp): messages between two tile-stored
-// sides of tiles under 256 elements are stacked, and packed tiles that fill the matrix
+// sides of tiles under 64 elements are stacked, and packed tiles that fill the matrix
 // separate (StorageMap::find_separation) and bind whole slices. Random small uniform tiles,
 // grids, first processes and regions, with packed or per-allocation tiles on either side;
 // sizes that are whole tiles (every rank separates) and sizes with a partial last tile (the

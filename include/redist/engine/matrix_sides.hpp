@@ -108,9 +108,10 @@ struct is_described<DescribedSide<T>> : std::true_type {};
 /// Messages between two tile-stored sides are laid flat (segment after segment,
 /// engine/bind_copies.hpp) when the first tile of every layout on both sides has at least
 /// this many elements; smaller tiles are stacked, and tiles that separate bind per axis.
-/// Flat messages copy tile by tile, which costs per segment: 1 x 1 tiles at 1024^2 bound
-/// a copy per element (0.7 s of set-up on 2 ranks, 64 MB of copy programs).
-inline constexpr index_t flat_tile_elements = 256;
+/// Flat messages bind a copy per tile: set-up and copy programs grow with the tiles (1 x 1
+/// tiles at 2048^2 on 2 ranks: 2-3 s, 268 MB). Stacked, tiles of 8 x 8 and more moved
+/// 1.3-1.5x slower than flat on the same set-up of 0.02 s (bench/README.md, "Small tiles").
+inline constexpr index_t flat_tile_elements = 64;
 
 /// The matrix sides of every part of a move (plan/plan_parts.hpp): srcs[k] and dsts[k]
 /// are part k's matrices. `flat`: messages are laid segment after segment
