@@ -6,7 +6,8 @@
 // rank that owns it does not, the others do, and they must still lay messages alike).
 // Every target element is checked, and the elements outside the region are untouched; the
 // source too. Then 1 x 1 tiles, element-cyclic 1 x P -> P x 1, whose copy programs must
-// stay a quarter of a copy per element or less.
+// stay a quarter of a copy per element or less (under two thirds where messages are read
+// cross-memory, segment by segment).
 #include <string>
 
 #include <redist/redist.hpp>
@@ -96,9 +97,12 @@ TEST_CASE("mpi: 1 x 1 packed tiles, 1 x P -> P x 1: copy programs well below one
     move_and_check(comm, a, b, region, [&](const auto& r, index_t) {
       CHECK(sum(comm, source_errors(a)) == 0);
       // A StridedCopy is 64 bytes: a copy per element would be 64 bytes an element moved,
-      // and the graph and schedule add a little per message.
+      // and the graph and schedule add a little per message. Messages read cross-memory
+      // are described segment by segment (an address and an iovec each,
+      // engine/cross_memory_reads.hpp): about 22 bytes an element here.
       const index_t elements = region.extent.rows * region.extent.cols;
-      CHECK(sum(comm, r.plan().stats.schedule_bytes) < 16 * elements);
+      const bool described = sum(comm, r.messages(Transport::cross_memory).second) > 0;
+      CHECK(sum(comm, r.plan().stats.schedule_bytes) < (described ? 40 : 16) * elements);
     });
   }
 }
