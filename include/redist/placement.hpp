@@ -73,11 +73,9 @@ class StorageMap {
   void set_local_matrix(LocalMatrix local) { local_ = std::move(local); }
   /// The local matrix, or null when tiles are listed one by one.
   const LocalMatrix* local_matrix() const { return local_ ? &*local_ : nullptr; }
-  /// Whether the addresses separate into a row part and a column part: the local matrix,
-  /// or listed tiles that find_separation() found to be one, else null. Packed tiles of
-  /// one size are (tile (m, n) at allocation[lm * mb * nb + ln * LM * mb * nb], ld mb,
-  /// for local tile indices lm < LM, ln), and then copies bind per axis as for a local
-  /// matrix; 1 x 1 tiles are a column-major local matrix outright.
+  /// The addresses as a row part plus a column part, where they separate: the local
+  /// matrix, or the one find_separation() found in listed tiles; else null. Copies then
+  /// bind per axis (engine/bind_copies.hpp).
   const LocalMatrix* separation() const {
     return local_ ? &*local_ : separation_ ? &*separation_ : nullptr;
   }

@@ -76,6 +76,7 @@ TEST_CASE("mpi: small tiles in tile storage, packed or one per allocation, every
     CAPTURE(window);
     const ScopedEnv w("REDIST_SHARED_WINDOW", window);
     random_small_moves<P, P>(comm, 71, 16);
+    random_small_moves<A, A>(comm, 76, 8);
     random_small_moves<A, P>(comm, 72, 8);
     random_small_moves<P, A>(comm, 73, 8);
     random_small_moves<P, S>(comm, 74, 8);

@@ -102,9 +102,12 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   }
   for (int r = 0; r < np; ++r) graphs.push_back(make_task_graph(plans[r], chunk_elements));
   // As an engine does (engine/matrix_sides.hpp): messages laid flat between tile-stored
-  // sides of tiles that are not small; otherwise stacked, and tiles that separate bind per
-  // axis.
-  const bool flat = engine::MatrixSides<double, SrcM, DstM>::lays_flat({&a[0]}, {&b[0]});
+  // sides unless tiles are small and some rank's separate; then stacked, and tiles that
+  // separate bind per axis.
+  using Sides = engine::MatrixSides<double, SrcM, DstM>;
+  bool separate_somewhere = false;
+  for (int r = 0; r < np; ++r) separate_somewhere |= Sides::separates_here({&a[r]}, {&b[r]});
+  const bool flat = Sides::lays_flat({&a[0]}, {&b[0]}, separate_somewhere);
   const bool separate = !flat;
   const Kokkos::DefaultHostExecutionSpace exec;
   const auto run = [&](CopyPool<double>& pool) {

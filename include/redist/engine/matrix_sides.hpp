@@ -107,27 +107,30 @@ struct is_described<DescribedSide<T>> : std::true_type {};
 
 /// Messages between two tile-stored sides are laid flat (segment after segment,
 /// engine/bind_copies.hpp) when the first tile of every layout on both sides has at least
-/// this many elements; smaller tiles are stacked, and tiles that separate bind per axis.
-/// Flat messages bind a copy per tile: set-up and copy programs grow with the tiles (1 x 1
-/// tiles at 2048^2 on 2 ranks: 2-3 s, 268 MB). Stacked, tiles of 8 x 8 and more moved
-/// 1.3-1.5x slower than flat on the same set-up of 0.02 s (bench/README.md, "Small tiles").
+/// this many elements; smaller tiles are stacked when some rank's tiles separate, and bind
+/// per axis there. Flat messages bind a copy per tile: set-up and copy programs grow with
+/// the tiles (1 x 1 tiles at 2048^2 on 2 ranks: 2-3 s, 268 MB). Stacked, tiles of 8 x 8
+/// and more moved 1.3-1.6x slower than flat, and tiles that separate nowhere 1.1-1.35x
+/// slower (bench/README.md, "Small tiles in tile storage").
 inline constexpr index_t flat_tile_elements = 64;
 
 /// The matrix sides of every part of a move (plan/plan_parts.hpp): srcs[k] and dsts[k]
 /// are part k's matrices. `flat`: messages are laid segment after segment
 /// (engine/bind_copies.hpp): between two tile-stored sides (placement types without a
-/// local matrix) whose tiles are not small (flat_tile_elements). Every rank derives it
-/// alike, from the types and the layouts' tile shapes, never from its own storage.
+/// local matrix) unless their tiles are small (flat_tile_elements) and some rank's tiles
+/// separate (`separate_somewhere`, an or over the ranks of separates_here()). Every rank
+/// derives it alike, from the types, the layouts' tile shapes and that agreed flag.
 template <class T, class SrcMatrix, class DstMatrix>
 struct MatrixSides {
   std::vector<MatrixSide<T, SrcMatrix>> src;
   std::vector<MatrixSide<T, DstMatrix>> dst;
   bool flat = false;
 
-  /// @pre one source and one target per part, the same layouts on every rank.
+  /// @pre one source and one target per part, the same layouts on every rank, and the
+  /// same `separate_somewhere`.
   MatrixSides(const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
-              bool transposed)
-      : flat(lays_flat(srcs, dsts)) {
+              bool transposed, bool separate_somewhere)
+      : flat(lays_flat(srcs, dsts, separate_somewhere)) {
     src.reserve(srcs.size());
     dst.reserve(dsts.size());
     for (const SrcMatrix* m : srcs) src.emplace_back(*m, true, transposed, !flat);
@@ -135,7 +138,7 @@ struct MatrixSides {
   }
   /// Whether messages between these matrices are laid flat (see `flat`).
   static bool lays_flat(const std::vector<const SrcMatrix*>& srcs,
-                        const std::vector<DstMatrix*>& dsts) {
+                        const std::vector<DstMatrix*>& dsts, bool separate_somewhere) {
     if constexpr (stores_local_matrix<typename SrcMatrix::placement_type> ||
                   stores_local_matrix<typename DstMatrix::placement_type>) {
       return false;
@@ -146,9 +149,24 @@ struct MatrixSides {
         const Extents e = tile_extents(shape, TileIndex{0, 0});
         return e.rows * e.cols >= flat_tile_elements;
       };
-      return std::all_of(srcs.begin(), srcs.end(), large) &&
-             std::all_of(dsts.begin(), dsts.end(), large);
+      return !separate_somewhere || (std::all_of(srcs.begin(), srcs.end(), large) &&
+                                     std::all_of(dsts.begin(), dsts.end(), large));
     }
+  }
+  /// Whether some matrix of this rank stores more than one tile in a separable way
+  /// (StorageMap::separation; a single tile always separates and gains nothing).
+  static bool separates_here(const std::vector<const SrcMatrix*>& srcs,
+                             const std::vector<DstMatrix*>& dsts) {
+    const auto separates = [](const auto* m) {
+      const LocalMatrix* l = m->storage().separation();
+      if (l == nullptr) return false;
+      const auto owned = [](const std::vector<index_t>& v) {
+        return std::count_if(v.begin(), v.end(), [](index_t x) { return x >= 0; });
+      };
+      return owned(l->row_offset) * owned(l->col_offset) > 1;
+    };
+    return std::any_of(srcs.begin(), srcs.end(), separates) ||
+           std::any_of(dsts.begin(), dsts.end(), separates);
   }
   /// The address of the segment (row piece r x column piece c) in part `part`'s source.
   Address<T> source(index_t part, const Piece& r, const Piece& c) const {

@@ -78,7 +78,8 @@ class Wired {
     link_.exec = &exec_;
     link_.max_message_bytes = options_.max_message_bytes;
     requests_.set_progress_timeout(options_.progress_timeout_seconds);
-    std::optional<MatrixSides<T, SrcMatrix, DstMatrix>> sides;
+    using Sides = MatrixSides<T, SrcMatrix, DstMatrix>;
+    std::optional<Sides> sides;
     Chunkings chunks;
     // The nodes (collective the first time on this communicator; the transports and the
     // step orders use the same map).
@@ -88,9 +89,14 @@ class Wired {
     const std::vector<bool> packet_peers = steps ? other_nodes(nodes) : std::vector<bool>{};
     const auto chunk_limit = message_chunk_limit(chunk_elements(), packet_peers,
                                                  std::min(chunk_elements(), packet_elements()));
+    // Small tiles stack their messages only where some rank's tiles separate
+    // (MatrixSides::lays_flat): every rank must lay them out alike.
+    const bool separate_somewhere =
+        boost::mpi::all_reduce(comm_, static_cast<int>(Sides::separates_here(srcs, dsts)),
+                               boost::mpi::maximum<int>()) != 0;
     detail::collectively(comm_, [&] {
       options_.validate();
-      sides.emplace(srcs, dsts, transform_.transposes());
+      sides.emplace(srcs, dsts, transform_.transposes(), separate_somewhere);
       chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
                 cut_chunks(plan_, plan_.recv, chunk_limit),
                 cut_chunks(plan_, plan_.local, local_part_elements())};
