@@ -110,7 +110,7 @@ struct is_described<DescribedSide<T>> : std::true_type {};
 /// this many elements; smaller tiles are stacked when some rank's tiles separate, and bind
 /// per axis there. Flat messages bind a copy per tile: set-up and copy programs grow with
 /// the tiles (1 x 1 tiles at 2048^2 on 2 ranks: 2-3 s, 268 MB). Stacked, tiles of 8 x 8
-/// and more moved 1.3-1.6x slower than flat, and tiles that separate nowhere 1.1-1.35x
+/// and more moved 1.3-1.6x slower than flat, and tiles that separate nowhere up to 1.35x
 /// slower (bench/README.md, "Small tiles in tile storage").
 inline constexpr index_t flat_tile_elements = 64;
 
