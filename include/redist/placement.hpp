@@ -49,6 +49,14 @@ struct LocalMatrix {
   index_t ld = 1;
   std::vector<index_t> row_offset;  ///< per tile row of the layout
   std::vector<index_t> col_offset;  ///< per tile column of the layout
+  /// Tiles the rank stores: owned tile rows x owned tile columns.
+  index_t tiles() const { return owned(row_offset) * owned(col_offset); }
+
+ private:
+  static index_t owned(const std::vector<index_t>& offsets) {
+    return static_cast<index_t>(
+        std::count_if(offsets.begin(), offsets.end(), [](index_t x) { return x >= 0; }));
+  }
 };
 
 /// The storage of one rank: what to allocate and where each owned tile goes. Either a
@@ -105,11 +113,7 @@ class StorageMap {
       if (part < 0 || part % s0.ld != 0) return;
       col_of[static_cast<std::size_t>(tiles_[k].n)] = part / s0.ld;
     }
-    const auto owned = [](const std::vector<index_t>& v) {
-      return static_cast<index_t>(
-          std::count_if(v.begin(), v.end(), [](index_t x) { return x >= 0; }));
-    };
-    if (owned(row_of) * owned(col_of) != static_cast<index_t>(tiles_.size())) return;
+    if (l.tiles() != static_cast<index_t>(tiles_.size())) return;
     for (std::size_t k = 0; k < tiles_.size(); ++k) {
       const index_t r = row_of[static_cast<std::size_t>(tiles_[k].m)];
       const index_t c = col_of[static_cast<std::size_t>(tiles_[k].n)];

@@ -159,11 +159,7 @@ struct MatrixSides {
                              const std::vector<DstMatrix*>& dsts) {
     const auto separates = [](const auto* m) {
       const LocalMatrix* l = m->storage().separation();
-      if (l == nullptr) return false;
-      const auto owned = [](const std::vector<index_t>& v) {
-        return std::count_if(v.begin(), v.end(), [](index_t x) { return x >= 0; });
-      };
-      return owned(l->row_offset) * owned(l->col_offset) > 1;
+      return l != nullptr && l->tiles() > 1;
     };
     return std::any_of(srcs.begin(), srcs.end(), separates) ||
            std::any_of(dsts.begin(), dsts.end(), separates);
