@@ -1,9 +1,11 @@
 #pragma once
 /// @file placements/tile_allocations.hpp
 /// Two tile-contiguous ("PLASMA/DPLASMA") storages: one allocation per tile, or all
-/// owned tiles packed back to back in one allocation. Each tile is column-major with
-/// ld = its row count. Model Placement for any layout.
+/// owned tiles in column-major tile order in one allocation. Each tile is column-major,
+/// with ld = its row count, or the largest tile's where packed tiles take equal slots
+/// (detail::packed_local_matrix). Model Placement for any layout.
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -26,49 +28,60 @@ StorageMap map_owned_tiles(const L& layout, int rank, F&& next_slot) {
   return map;
 }
 
-/// Rank r's owned tiles packed back to back in column-major tile order, as one
-/// LocalMatrix, when every owned tile column holds the same tile rows and all owned tiles
-/// are mb x nb: local tile (lm, ln) of LM local tile rows starts at (ln * LM + lm) * mb *
-/// nb, which is row part lm * mb * nb plus column part ln * LM * nb times ld = mb. One
-/// pass over the owned tiles and O(tile rows + tile columns) memory: listing 1 x 1 tiles
-/// one by one cost about 100 bytes a tile (0.4 GB a rank at 2048^2 on 2 ranks). Empty
-/// when the tiles are not such a product (they are listed then).
+/// Rank r's owned tiles as one LocalMatrix, when they are a product of owned tile rows and
+/// owned tile columns: every tile then takes an MB x NB slot with ld = MB (MB, NB the
+/// largest owned tile extents), local tile (lm, ln) of LM local tile rows at (ln * LM + lm)
+/// * MB * NB, which is row part lm * MB * NB plus column part ln * LM * NB times ld. Smaller
+/// tiles (a partial last tile row or column, an odd first one) are padded to the slot,
+/// which is allowed while it adds at most a quarter to the tiles' elements. One pass over
+/// the owned tiles and O(tile rows + tile columns) memory: listing 1 x 1 tiles one by one
+/// cost about 100 bytes a tile (0.4 GB a rank at 2048^2 on 2 ranks), and a partial tile
+/// left the rank's tiles without one ld, so that copies bound element by element. Empty
+/// when the tiles are not such a product or padding would cost more (they are listed
+/// then, back to back, each with ld = its row count).
 template <class L>
 std::optional<StorageMap> packed_local_matrix(const L& layout, int rank) {
   std::vector<index_t> rows, cols;  // owned tile rows (of the first column) and columns
-  index_t mb = 0, nb = 0, at = 0;   // at: tiles seen in the current column
+  index_t mb = 0, nb = 0, at = 0;   // largest tile extents; at: tiles seen in the column
+  index_t elements = 0;             // of the owned tiles, unpadded
   bool product = true;
+  const auto& shape = layout.shape();
   for_each_owned_tile(layout.distribution(), rank, layout.all_tiles(), [&](TileIndex t) {
     if (!product) return;
     if (cols.empty() || cols.back() != t.n) {
       if (cols.size() > 1 && at != static_cast<index_t>(rows.size())) product = false;
       cols.push_back(t.n);
+      nb = std::max(nb, shape.cols().size(t.n));
       at = 0;
     }
-    const Extents e = tile_extents(layout.shape(), t);
-    if (mb == 0) mb = e.rows, nb = e.cols;
-    if (cols.size() == 1)
+    if (cols.size() == 1) {
       rows.push_back(t.m);
-    else if (at >= static_cast<index_t>(rows.size()) || rows[static_cast<std::size_t>(at)] != t.m)
+      mb = std::max(mb, shape.rows().size(t.m));
+    } else if (at >= static_cast<index_t>(rows.size()) ||
+               rows[static_cast<std::size_t>(at)] != t.m) {
       product = false;
-    if (e.rows != mb || e.cols != nb || mb < 1 || nb < 1) product = false;
+    }
+    elements = checked_add(elements, tile_extents(shape, t).size(), "owned elements");
     ++at;
   });
-  if (!product || cols.empty() || at != static_cast<index_t>(rows.size())) return std::nullopt;
-  const Extents counts = layout.tiles();
+  if (!product || cols.empty() || at != static_cast<index_t>(rows.size()) || mb < 1 || nb < 1)
+    return std::nullopt;
   const auto tile_rows = static_cast<index_t>(rows.size());
+  const index_t tile = checked_mul(mb, nb, "tile elements");
+  const index_t padded =
+      checked_mul(checked_mul(tile_rows, static_cast<index_t>(cols.size()), "owned tiles"), tile,
+                  "allocation elements");
+  if (padded - elements > elements / 4) return std::nullopt;
+  const Extents counts = layout.tiles();
   LocalMatrix local{0, mb, std::vector<index_t>(static_cast<std::size_t>(counts.rows), -1),
                     std::vector<index_t>(static_cast<std::size_t>(counts.cols), -1)};
-  const index_t tile = checked_mul(mb, nb, "tile elements");
   for (std::size_t k = 0; k < rows.size(); ++k)
     local.row_offset[static_cast<std::size_t>(rows[k])] = static_cast<index_t>(k) * tile;
   for (std::size_t k = 0; k < cols.size(); ++k)
     local.col_offset[static_cast<std::size_t>(cols[k])] =
         checked_mul(static_cast<index_t>(k) * tile_rows, nb, "packed tile offset");
   StorageMap map;
-  map.add_allocation(
-      checked_mul(checked_mul(tile_rows, static_cast<index_t>(cols.size()), "owned tiles"), tile,
-                  "allocation elements"));
+  map.add_allocation(padded);
   map.set_local_matrix(std::move(local));
   return map;
 }
@@ -87,8 +100,9 @@ struct TilePerAllocation {
   }
 };
 
-/// All owned tiles back to back in one allocation, in column-major tile order. Kept as a
-/// LocalMatrix when the tiles allow it (detail::packed_local_matrix).
+/// All owned tiles in one allocation, in column-major tile order: in equal MB x NB slots
+/// as one LocalMatrix when the tiles allow it (detail::packed_local_matrix), else back to
+/// back. A tile's ld is its slot's (TiledMatrix::tile reports it).
 template <class MemorySpace = Kokkos::HostSpace>
 struct PackedTiles {
   using memory_space = MemorySpace;
