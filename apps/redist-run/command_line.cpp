@@ -86,7 +86,8 @@ LAYOUT := EXTENT/TILE/DIST[/STORAGE]   (numbers: decimal integers without sign)
     bc2:PxQ:G        block-cyclic on P x Q, each rank's tiles spread over G
                      device allocations by tile row (m mod G); tile storage
     bc2:PxQ:GPxGQ    the same on GP x GQ devices by the two-level rule
-  STORAGE  tile       (default) a rank's tiles packed back to back, column-major
+  STORAGE  tile       (default) a rank's tiles in column-major tile order, each
+                      column-major (a partial tile padded to a whole tile's slot)
            scalapack  ScaLAPACK's local column-major matrix, lld = max(1, LOCr);
                       bc only
   Powers W are decimals >= 0, not all zero. A distribution may use fewer ranks

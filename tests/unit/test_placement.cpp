@@ -131,27 +131,32 @@ TEST_CASE("TilePerAllocation and PackedTiles: one slot per owned tile, no overla
     const Layout l(uniform, BlockCyclic(2, 3, 1, 2, {1, 0}));
     check_placement(l, TilePerAllocation<>{}, Holes::none);
     check_placement(l, PackedTiles<>{}, Holes::padding);
+    check_placement(l, PackedTiles<>{false}, Holes::none);
   }
   SUBCASE("random, irregular tiles") {
     const Layout l(irregular, RandomDistribution(3, 2024));
     check_placement(l, TilePerAllocation<>{}, Holes::none);
     check_placement(l, PackedTiles<>{}, Holes::padding);
+    check_placement(l, PackedTiles<>{false}, Holes::none);
   }
   SUBCASE("owner table") {
     const Layout l(irregular, OwnerTable({4, 3}, {0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1}, 2));
     check_placement(l, TilePerAllocation<>{}, Holes::none);
     check_placement(l, PackedTiles<>{}, Holes::padding);
+    check_placement(l, PackedTiles<>{false}, Holes::none);
   }
   SUBCASE("band") {
     const Layout l(uniform, BandDistribution(2, BlockCyclic(3, 1), BlockCyclic(2, 2)));
     check_placement(l, TilePerAllocation<>{}, Holes::none);
     check_placement(l, PackedTiles<>{}, Holes::padding);
+    check_placement(l, PackedTiles<>{false}, Holes::none);
   }
   SUBCASE("a rank that owns nothing") {
     const Layout l(uniform, OwnerTable({5, 5}, std::vector<int>(25, 1), 3));
     CHECK(TilePerAllocation<>{}.map(l, 0).allocation_sizes().empty());
     CHECK(PackedTiles<>{}.map(l, 2).element_count() == 0);
     check_placement(l, PackedTiles<>{}, Holes::padding);
+    check_placement(l, PackedTiles<>{false}, Holes::none);
   }
 }
 
@@ -191,7 +196,7 @@ TEST_CASE("TilePerAllocation and PackedTiles: slot layout") {
   CHECK(packed.local_matrix() == nullptr);  // equal slots would add 44 %: back to back
 }
 
-TEST_CASE("PackedTiles: smaller tiles padded to equal slots, while that adds at most 25 %") {
+TEST_CASE("PackedTiles: smaller tiles padded to equal slots while that adds at most 25 %, or not") {
   // Rank 1 owns tile rows 1, 3, 5 (4, 4 and 3 rows) and all 4 tile columns (3 wide):
   // 12 slots of 4 x 3, 144 elements for 132.
   const Layout partial(Tiling{UniformAxis<>(23, 4), UniformAxis<>(12, 3)}, BlockCyclic(2, 1));
@@ -219,6 +224,14 @@ TEST_CASE("PackedTiles: smaller tiles padded to equal slots, while that adds at 
                     BlockCyclic(1, 1));
   CHECK(PackedTiles<>{}.map(over, 0).local_matrix() == nullptr);
   CHECK(PackedTiles<>{}.map(over, 0).slot({0, 1}) == TileSlot{0, 80, 2});
+  // Without equal slots: back to back whatever the tiles (rank 1's column 0 is 11 x 3).
+  const StorageMap packed = PackedTiles<>{.equal_slots = false}.map(partial, 1);
+  CHECK(packed.local_matrix() == nullptr);
+  CHECK(packed.allocation_sizes() == std::vector<index_t>{132});
+  CHECK(packed.slot({5, 0}) == TileSlot{0, 24, 3});
+  CHECK(packed.slot({1, 1}) == TileSlot{0, 33, 4});
+  // Tiles that need no padding are a local matrix either way.
+  CHECK(PackedTiles<>{.equal_slots = false}.map(partial, 0).local_matrix() != nullptr);
 }
 
 namespace {
@@ -252,6 +265,7 @@ TEST_CASE("PackedTiles: whole tiles of one size are a local matrix; find_separat
     const Layout l(Tiling{UniformAxis<>(12 * tm, tm), UniformAxis<>(10 * tn, tn)},
                    BlockCyclic(2, 3, 1, 2, {1, 0}));
     check_placement(l, PackedTiles<>{}, Holes::padding);
+    check_placement(l, PackedTiles<>{false}, Holes::none);
     check_placement(l, MultiDevice<>::row_cyclic(1), Holes::padding);
     for (int r = 0; r < 6; ++r) {
       const StorageMap map = PackedTiles<>{}.map(l, r);

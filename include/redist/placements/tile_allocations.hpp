@@ -37,10 +37,10 @@ StorageMap map_owned_tiles(const L& layout, int rank, F&& next_slot) {
 /// the owned tiles and O(tile rows + tile columns) memory: listing 1 x 1 tiles one by one
 /// cost about 100 bytes a tile (0.4 GB a rank at 2048^2 on 2 ranks), and a partial tile
 /// left the rank's tiles without one ld, so that copies bound element by element. Empty
-/// when the tiles are not such a product or padding would cost more (they are listed
-/// then, back to back, each with ld = its row count).
+/// when the tiles are not such a product or padding would cost more, or any padding where
+/// `pad` is false (they are listed then, back to back, each with ld = its row count).
 template <class L>
-std::optional<StorageMap> packed_local_matrix(const L& layout, int rank) {
+std::optional<StorageMap> packed_local_matrix(const L& layout, int rank, bool pad = true) {
   std::vector<index_t> rows, cols;  // owned tile rows (of the first column) and columns
   index_t mb = 0, nb = 0, at = 0;   // largest tile extents; at: tiles seen in the column
   index_t elements = 0;             // of the owned tiles, unpadded
@@ -71,7 +71,7 @@ std::optional<StorageMap> packed_local_matrix(const L& layout, int rank) {
   const index_t padded =
       checked_mul(checked_mul(tile_rows, static_cast<index_t>(cols.size()), "owned tiles"), tile,
                   "allocation elements");
-  if (padded - elements > elements / 4) return std::nullopt;
+  if (padded - elements > (pad ? elements / 4 : 0)) return std::nullopt;
   const Extents counts = layout.tiles();
   LocalMatrix local{0, mb, std::vector<index_t>(static_cast<std::size_t>(counts.rows), -1),
                     std::vector<index_t>(static_cast<std::size_t>(counts.cols), -1)};
@@ -106,9 +106,15 @@ struct TilePerAllocation {
 template <class MemorySpace = Kokkos::HostSpace>
 struct PackedTiles {
   using memory_space = MemorySpace;
+  /// false: no padding; every tile back to back with ld = its row count, the layout to
+  /// wrap memory packed so elsewhere. Copies of tiles under 64 elements then bind element
+  /// by element on a rank that owns a smaller tile.
+  bool equal_slots = true;
+
   template <class L>
   StorageMap map(const L& layout, int rank) const {
-    if (auto local = detail::packed_local_matrix(layout, rank)) return std::move(*local);
+    if (auto local = detail::packed_local_matrix(layout, rank, equal_slots))
+      return std::move(*local);
     index_t offset = 0;
     StorageMap map = detail::map_owned_tiles(layout, rank, [&](StorageMap&, Extents e) {
       const TileSlot s{0, offset, e.rows > 0 ? e.rows : 1};
