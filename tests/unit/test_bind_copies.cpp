@@ -53,11 +53,13 @@ constexpr double unset = -1.0;
 struct Totals {
   index_t segments = 0, copies = 0, runs = 0;
   index_t separated = 0;  ///< moves where some rank's tiles separate (StorageMap)
+  index_t stacked = 0;    ///< moves whose messages are stacked (MatrixSides::lays_flat)
 };
 
 /// How random_moves cuts its matrices: random irregular tiles, or small tiles of one size
-/// (1 to 4 a side) that fill the matrix, which packed tiles store as a separable matrix.
-enum class Tiles { irregular, small_whole };
+/// (1 to 4 a side) that fill the matrix, which packed tiles store as a separable matrix,
+/// or tiles of 8 to 17 a side (64 to 289 elements), the last tile row and column partial.
+enum class Tiles { irregular, small_whole, medium };
 
 /// Fills every owned element of a with value_at(global i, j).
 template <class M>
@@ -105,10 +107,14 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   // sides unless tiles are small and some rank's separate; then stacked, and tiles that
   // separate bind per axis.
   using Sides = engine::MatrixSides<double, SrcM, DstM>;
-  bool separate_somewhere = false;
-  for (int r = 0; r < np; ++r) separate_somewhere |= Sides::separates_here({&a[r]}, {&b[r]});
-  const bool flat = Sides::lays_flat({&a[0]}, {&b[0]}, separate_somewhere);
+  typename Sides::Agreed agreed;
+  for (int r = 0; r < np; ++r) {
+    agreed.separate_somewhere |= Sides::separates_here({&a[r]}, {&b[r]});
+    agreed.rows_cut_somewhere |= Sides::cuts_rows(plans[r], {&a[r]}, {&b[r]}, false);
+  }
+  const bool flat = Sides::lays_flat({&a[0]}, {&b[0]}, agreed);
   const bool separate = !flat;
+  totals.stacked += !flat;
   const Kokkos::DefaultHostExecutionSpace exec;
   const auto run = [&](CopyPool<double>& pool) {
     run_copies(exec, pool, 0, pool.copies.size());
@@ -222,6 +228,7 @@ Totals random_moves(std::uint64_t seed, int count, Reading reading = Reading::bu
     // An axis of about `extent` elements: random tiles, or whole tiles of 1 to 4.
     const auto axis = [&](index_t extent) {
       if (tiles == Tiles::irregular) return std::pair{extent, random_axis(g, extent)};
+      if (tiles == Tiles::medium) return std::pair{extent, uniform_axis(extent, g.in(8, 17))};
       const index_t t = g.in(1, 4), n = std::max<index_t>(1, extent / t) * t;
       return std::pair{n, uniform_axis(n, t)};
     };
@@ -274,6 +281,35 @@ TEST_CASE("bind_slice: small whole tiles that separate bind per axis, stacked me
   CHECK(mixed.separated > 0);
   CHECK(local.separated > 0);
   CHECK(read.separated > 0);
+}
+
+TEST_CASE("bind_slice: tiles of 64 to 289 elements whose rows cut each other are stacked") {
+  // Packed tiles of 8 to 17 a side, as random as the rest: where most of a rank's message
+  // rows are pieces of tiles (8 -> 9), messages are stacked and whole slices bind as one
+  // copy; where the tile rows line up they stay flat. Every element either way.
+  using P = PackedTiles<>;
+  const Totals random = random_moves<P, P>(0xC07A, 150, Reading::buffers, Tiles::medium);
+  MESSAGE(random.stacked, " of 150 moves stacked, ", random.copies, " copies for ", random.segments,
+          " segments");
+  CHECK(random.stacked > 0);
+  CHECK(random.stacked < 150);
+  // 8 -> 9 on 1 x 2 -> 2 x 1 stacks; 8 -> 8 does not; nor the same transposed.
+  using M = TiledMatrix<double, L, P>;
+  using Sides = engine::MatrixSides<double, M, M>;
+  const auto cut = [](index_t src_tile, index_t dst_tile, bool transposed) {
+    const L src{Shape{uniform_axis(72, src_tile), uniform_axis(72, src_tile)}, BlockCyclic(1, 2)};
+    const L dst{Shape{uniform_axis(72, dst_tile), uniform_axis(72, dst_tile)}, BlockCyclic(2, 1)};
+    const M a(src, {}, 0);
+    M b(dst, {}, 0);
+    const Plan p = make_plan(src, dst, Region::whole({72, 72}), 0, 2);
+    return Sides::cuts_rows(p, {&a}, {&b}, transposed);
+  };
+  CHECK(cut(8, 9, false));
+  CHECK(cut(12, 16, false));
+  CHECK_FALSE(cut(8, 8, false));
+  CHECK_FALSE(cut(8, 9, true));
+  CHECK_FALSE(cut(2, 3, false));    // stacked anyway (under 64 elements)
+  CHECK_FALSE(cut(24, 25, false));  // flat anyway (300 elements or more)
 }
 
 TEST_CASE("bind_slice: tile storage on one side (stacked messages) moves every element") {

@@ -114,23 +114,37 @@ struct is_described<DescribedSide<T>> : std::true_type {};
 /// slower (bench/README.md, "Small tiles in tile storage").
 inline constexpr index_t flat_tile_elements = 64;
 
+/// ... and at least this many where the two sides' tile rows cut each other (cuts_rows):
+/// a flat segment is then a few short runs, as in a stacked block, and binding a copy per
+/// segment only costs set-up (8 x 8 -> 9 x 9 at 8192^2: 0.7-0.9 s and 322 MB flat,
+/// 0.07-0.09 s and 1.5 MB stacked, the moves alike; bench/README.md, "Tile rows that cut
+/// each other").
+inline constexpr index_t flat_cut_tile_elements = 300;
+
 /// The matrix sides of every part of a move (plan/plan_parts.hpp): srcs[k] and dsts[k]
 /// are part k's matrices. `flat`: messages are laid segment after segment
 /// (engine/bind_copies.hpp): between two tile-stored sides (placement types without a
-/// local matrix) unless their tiles are small (flat_tile_elements) and some rank's tiles
-/// separate (`separate_somewhere`, an or over the ranks of separates_here()). Every rank
-/// derives it alike, from the types, the layouts' tile shapes and that agreed flag.
+/// local matrix) unless their tiles are small (flat_tile_elements, or
+/// flat_cut_tile_elements where some rank's rows are cut) and some rank's tiles separate.
+/// Every rank derives it alike, from the types, the layouts' tile shapes and the flags in
+/// `Agreed` (ors over the ranks of separates_here() and cuts_rows()).
 template <class T, class SrcMatrix, class DstMatrix>
 struct MatrixSides {
   std::vector<MatrixSide<T, SrcMatrix>> src;
   std::vector<MatrixSide<T, DstMatrix>> dst;
   bool flat = false;
 
+  /// What the ranks agreed on (one all-reduce, engine/wired.hpp).
+  struct Agreed {
+    bool separate_somewhere = false;  ///< or of separates_here()
+    bool rows_cut_somewhere = false;  ///< or of cuts_rows()
+  };
+
   /// @pre one source and one target per part, the same layouts on every rank, and the
-  /// same `separate_somewhere`.
+  /// same `agreed`.
   MatrixSides(const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
-              bool transposed, bool separate_somewhere)
-      : flat(lays_flat(srcs, dsts, separate_somewhere)) {
+              bool transposed, Agreed agreed)
+      : flat(lays_flat(srcs, dsts, agreed)) {
     src.reserve(srcs.size());
     dst.reserve(dsts.size());
     for (const SrcMatrix* m : srcs) src.emplace_back(*m, true, transposed, !flat);
@@ -138,20 +152,45 @@ struct MatrixSides {
   }
   /// Whether messages between these matrices are laid flat (see `flat`).
   static bool lays_flat(const std::vector<const SrcMatrix*>& srcs,
-                        const std::vector<DstMatrix*>& dsts, bool separate_somewhere) {
+                        const std::vector<DstMatrix*>& dsts, Agreed agreed) {
     if constexpr (stores_local_matrix<typename SrcMatrix::placement_type> ||
                   stores_local_matrix<typename DstMatrix::placement_type>) {
       return false;
     } else {
-      const auto large = [](const auto* m) {
+      const index_t least = agreed.rows_cut_somewhere ? flat_cut_tile_elements : flat_tile_elements;
+      const auto large = [least](const auto* m) {
         const auto& shape = m->layout().shape();
         if (tile_counts(shape).rows == 0 || tile_counts(shape).cols == 0) return true;
         const Extents e = tile_extents(shape, TileIndex{0, 0});
-        return e.rows * e.cols >= flat_tile_elements;
+        return e.rows * e.cols >= least;
       };
-      return !separate_somewhere || (std::all_of(srcs.begin(), srcs.end(), large) &&
-                                     std::all_of(dsts.begin(), dsts.end(), large));
+      return !agreed.separate_somewhere || (std::all_of(srcs.begin(), srcs.end(), large) &&
+                                            std::all_of(dsts.begin(), dsts.end(), large));
     }
+  }
+  /// Whether the source's and the target's tile rows cut each other in most of this
+  /// rank's message elements: row pieces shorter than their source or target tile, as
+  /// in 8 -> 9. Looked at only where it changes the layout, and not for transposed moves
+  /// (their copies were not measured so). A row group's first member stands for the
+  /// group: its members share offsets and length.
+  static bool cuts_rows(const Plan& plan, const std::vector<const SrcMatrix*>& srcs,
+                        const std::vector<DstMatrix*>& dsts, bool transposed) {
+    if (transposed || lays_flat(srcs, dsts, {true, false}) == lays_flat(srcs, dsts, {true, true}))
+      return false;
+    index_t whole = 0, all = 0;
+    for (const FamilyList* list : {&plan.send, &plan.recv})
+      for (const BlockFamily& f : list->families) {
+        const PieceGroup rows = plan.rows(f);
+        const index_t elements = rows.elements() * plan.cols(f).elements();
+        const Piece p = rows.member(0);
+        const auto part = static_cast<std::size_t>(f.part);
+        const index_t src_rows = srcs[part]->layout().shape().rows().size(p.src_tile);
+        const index_t dst_rows = dsts[part]->layout().shape().rows().size(p.dst_tile);
+        all += elements;
+        if (p.src_offset == 0 && p.dst_offset == 0 && p.length == src_rows && p.length == dst_rows)
+          whole += elements;
+      }
+    return 2 * whole < all;
   }
   /// Whether some matrix of this rank stores more than one tile in a separable way
   /// (StorageMap::separation; a single tile always separates and gains nothing).

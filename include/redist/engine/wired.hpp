@@ -89,14 +89,16 @@ class Wired {
     const std::vector<bool> packet_peers = steps ? other_nodes(nodes) : std::vector<bool>{};
     const auto chunk_limit = message_chunk_limit(chunk_elements(), packet_peers,
                                                  std::min(chunk_elements(), packet_elements()));
-    // Small tiles stack their messages only where some rank's tiles separate
-    // (MatrixSides::lays_flat): every rank must lay them out alike.
-    const bool separate_somewhere =
-        boost::mpi::all_reduce(comm_, static_cast<int>(Sides::separates_here(srcs, dsts)),
-                               boost::mpi::maximum<int>()) != 0;
+    // Small tiles stack their messages only where some rank's tiles separate, and tiles
+    // a little larger where some rank's tile rows are cut (MatrixSides::lays_flat): every
+    // rank must lay them out alike.
+    const int here = (Sides::separates_here(srcs, dsts) ? 1 : 0) |
+                     (Sides::cuts_rows(plan_, srcs, dsts, transform_.transposes()) ? 2 : 0);
+    const int somewhere = boost::mpi::all_reduce(comm_, here, boost::mpi::bitwise_or<int>());
     detail::collectively(comm_, [&] {
       options_.validate();
-      sides.emplace(srcs, dsts, transform_.transposes(), separate_somewhere);
+      sides.emplace(srcs, dsts, transform_.transposes(),
+                    typename Sides::Agreed{(somewhere & 1) != 0, (somewhere & 2) != 0});
       chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
                 cut_chunks(plan_, plan_.recv, chunk_limit),
                 cut_chunks(plan_, plan_.local, local_part_elements())};
