@@ -181,6 +181,7 @@ struct MatrixSides {
     for (const FamilyList* list : {&plan.send, &plan.recv})
       for (const BlockFamily& f : list->families) {
         const PieceGroup rows = plan.rows(f);
+        if (rows.count == 0) continue;
         const index_t elements = rows.elements() * plan.cols(f).elements();
         const Piece p = rows.member(0);
         const auto part = static_cast<std::size_t>(f.part);
