@@ -122,6 +122,26 @@ TEST_CASE("mpi: small packed tiles, 1 x P -> P x 1: copy programs well below one
   }
 }
 
+TEST_CASE("mpi: ranks that pack partial tiles differently still move every element") {
+  // Storage is each rank's own: odd ranks keep their tiles back to back (no local
+  // matrix where they own a partial tile), even ranks pad them. The ranks agree on how
+  // messages are laid out (one all-reduce), not on how each stores its tiles.
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const PackedTiles<> mine{.equal_slots = comm.rank() % 2 == 0};
+  for (const auto& [tile, n] : {std::pair<index_t, index_t>{2, 95}, {9, 100}}) {
+    CAPTURE(tile);
+    const Layout src{uniform(n, n, tile, tile), BlockCyclic(1, np)};
+    const Layout dst{uniform(n, n, tile + 1, tile + 1), BlockCyclic(np, 1)};
+    for (const Region& region : {Region::whole({n, n}), Region{{70, 50}, {3, 11}, {20, 5}}}) {
+      TiledMatrix<double, decltype(src), PackedTiles<>> a(src, mine, comm.rank());
+      TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, mine, comm.rank());
+      move_and_check(comm, a, b, region,
+                     [&](const auto&, index_t) { CHECK(sum(comm, source_errors(a)) == 0); });
+    }
+  }
+}
+
 TEST_CASE("mpi: 8 x 8 -> 9 x 9 packed tiles, 1 x P -> P x 1: stacked, programs not per segment") {
   const boost::mpi::communicator comm;
   const int np = comm.size();
