@@ -321,12 +321,15 @@ TEST_SUITE("errors") {
   TEST_CASE("wrapped storage that is too small or of the wrong count") {
     const Layout l{shape(10, 4, 3, 2), BlockCyclic(1, 1)};
     using M = TiledMatrix<double, decltype(l), PackedTiles<>>;
+    // Tiles packed back to back elsewhere (40 elements); equal slots would need 48.
+    const PackedTiles<> packed{.equal_slots = false};
     M::allocation_view small("small", 39);
-    CHECK_ERROR(storage_error, M(l, {}, 0, {small}), "storage[0].extent(0) = 39", "needs 40");
-    CHECK_ERROR(storage_error, M(l, {}, 0, {}), "storage.size() = 0", "expected 1");
+    CHECK_ERROR(storage_error, M(l, packed, 0, {small}), "storage[0].extent(0) = 39", "needs 40");
+    CHECK_ERROR(storage_error, M(l, packed, 0, {}), "storage.size() = 0", "expected 1");
     M::allocation_view fits("fits", 40);
-    CHECK_NOTHROW(M(l, {}, 0, {fits}));
-    CHECK_ERROR(storage_error, M(l, {}, 0, {fits}).tile_ref({9, 9}), "tile = tile(9, 9)");
+    CHECK_NOTHROW(M(l, packed, 0, {fits}));
+    CHECK_ERROR(storage_error, M(l, packed, 0, {fits}).tile_ref({9, 9}), "tile = tile(9, 9)");
+    CHECK_ERROR(storage_error, M(l, {}, 0, {fits}), "storage[0].extent(0) = 40", "needs 48");
   }
 
   TEST_CASE("category of a tile the region does not meet") {
