@@ -107,8 +107,8 @@ template <class MemorySpace = Kokkos::HostSpace>
 struct PackedTiles {
   using memory_space = MemorySpace;
   /// false: no padding; every tile back to back with ld = its row count, the layout to
-  /// wrap memory packed so elsewhere. Copies of tiles under 64 elements then bind element
-  /// by element on a rank that owns a smaller tile.
+  /// wrap memory packed so elsewhere. A rank that owns a smaller tile then binds its
+  /// copies segment by segment (a copy per element for 1 x 1 tiles).
   bool equal_slots = true;
 
   template <class L>
