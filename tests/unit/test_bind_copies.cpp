@@ -27,6 +27,7 @@
 #include <redist/task_graph.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tiled_matrix.hpp>
+#include <redist/transform.hpp>
 
 #include <doctest/doctest.h>
 
@@ -293,23 +294,28 @@ TEST_CASE("bind_slice: tiles of 64 to 289 elements whose rows cut each other are
           " segments");
   CHECK(random.stacked > 0);
   CHECK(random.stacked < 150);
-  // 8 -> 9 on 1 x 2 -> 2 x 1 stacks; 8 -> 8 does not; nor the same transposed.
+  // 8 -> 9 on 1 x 2 -> 2 x 1 stacks; 8 -> 8 does not. Transposed, op(A)'s rows are A's
+  // columns: 8 x 9 source tiles meet 9 x 9 target tiles whole.
   using M = TiledMatrix<double, L, P>;
   using Sides = engine::MatrixSides<double, M, M>;
-  const auto cut = [](index_t src_tile, index_t dst_tile, bool transposed) {
-    const L src{Shape{uniform_axis(72, src_tile), uniform_axis(72, src_tile)}, BlockCyclic(1, 2)};
+  const auto cut = [](index_t src_mb, index_t src_nb, index_t dst_tile, bool transposed) {
+    const L src{Shape{uniform_axis(72, src_mb), uniform_axis(72, src_nb)}, BlockCyclic(1, 2)};
     const L dst{Shape{uniform_axis(72, dst_tile), uniform_axis(72, dst_tile)}, BlockCyclic(2, 1)};
     const M a(src, {}, 0);
     M b(dst, {}, 0);
-    const Plan p = make_plan(src, dst, Region::whole({72, 72}), 0, 2);
+    const Region whole = Region::whole({72, 72});
+    const Plan p = transposed ? make_plan(redist::transposed(src), dst, whole, 0, 2)
+                              : make_plan(src, dst, whole, 0, 2);
     return Sides::cuts_rows(p, {&a}, {&b}, transposed);
   };
-  CHECK(cut(8, 9, false));
-  CHECK(cut(12, 16, false));
-  CHECK_FALSE(cut(8, 8, false));
-  CHECK_FALSE(cut(8, 9, true));
-  CHECK_FALSE(cut(2, 3, false));    // stacked anyway (under 64 elements)
-  CHECK_FALSE(cut(24, 25, false));  // flat anyway (300 elements or more)
+  CHECK(cut(8, 8, 9, false));
+  CHECK(cut(12, 12, 16, false));
+  CHECK_FALSE(cut(8, 8, 8, false));
+  CHECK(cut(8, 9, 9, false));
+  CHECK_FALSE(cut(8, 9, 9, true));
+  CHECK(cut(9, 8, 9, true));
+  CHECK_FALSE(cut(2, 2, 3, false));     // stacked anyway (under 64 elements)
+  CHECK_FALSE(cut(24, 24, 25, false));  // flat anyway (300 elements or more)
 }
 
 TEST_CASE("bind_slice: tile storage on one side (stacked messages) moves every element") {

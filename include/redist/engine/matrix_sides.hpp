@@ -117,8 +117,8 @@ inline constexpr index_t flat_tile_elements = 64;
 /// ... and at least this many where the two sides' tile rows cut each other (cuts_rows):
 /// a flat segment is then a few short runs, as in a stacked block, and binding a copy per
 /// segment only costs set-up (8 x 8 -> 9 x 9 at 8192^2: 0.7-0.9 s and 322 MB flat,
-/// 0.07-0.09 s and 1.5 MB stacked, the moves alike; bench/README.md, "Tile rows that cut
-/// each other").
+/// 0.07-0.09 s and 1.5 MB stacked, the moves alike, transposed too; bench/README.md,
+/// "Tile rows that cut each other").
 inline constexpr index_t flat_cut_tile_elements = 300;
 
 /// The matrix sides of every part of a move (plan/plan_parts.hpp): srcs[k] and dsts[k]
@@ -170,13 +170,12 @@ struct MatrixSides {
   }
   /// Whether the source's and the target's tile rows cut each other in most of this
   /// rank's message elements: row pieces shorter than their source or target tile, as
-  /// in 8 -> 9. Looked at only where it changes the layout, and not for transposed moves
-  /// (their copies were not measured so). A row group's first member stands for the
+  /// in 8 -> 9 (transposed: the source's tile columns and the target's tile rows). Looked
+  /// at only where it changes the layout. A row group's first member stands for the
   /// group: its members share offsets and length.
   static bool cuts_rows(const Plan& plan, const std::vector<const SrcMatrix*>& srcs,
                         const std::vector<DstMatrix*>& dsts, bool transposed) {
-    if (transposed || lays_flat(srcs, dsts, {true, false}) == lays_flat(srcs, dsts, {true, true}))
-      return false;
+    if (lays_flat(srcs, dsts, {true, false}) == lays_flat(srcs, dsts, {true, true})) return false;
     index_t whole = 0, all = 0;
     for (const FamilyList* list : {&plan.send, &plan.recv})
       for (const BlockFamily& f : list->families) {
@@ -185,7 +184,9 @@ struct MatrixSides {
         const index_t elements = rows.elements() * plan.cols(f).elements();
         const Piece p = rows.member(0);
         const auto part = static_cast<std::size_t>(f.part);
-        const index_t src_rows = srcs[part]->layout().shape().rows().size(p.src_tile);
+        const auto& src = srcs[part]->layout().shape();  // the plan's rows: op(A)'s
+        const index_t src_rows =
+            transposed ? src.cols().size(p.src_tile) : src.rows().size(p.src_tile);
         const index_t dst_rows = dsts[part]->layout().shape().rows().size(p.dst_tile);
         all += elements;
         if (p.src_offset == 0 && p.dst_offset == 0 && p.length == src_rows && p.length == dst_rows)
