@@ -108,12 +108,10 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   // sides unless tiles are small and some rank's separate; then stacked, and tiles that
   // separate bind per axis.
   using Sides = engine::MatrixSides<double, SrcM, DstM>;
-  typename Sides::Agreed agreed;
-  for (int r = 0; r < np; ++r) {
-    agreed.separate_somewhere |= Sides::separates_here({&a[r]}, {&b[r]});
-    agreed.rows_cut_somewhere |= Sides::cuts_rows(plans[r], {&a[r]}, {&b[r]}, false);
-  }
-  const bool flat = Sides::lays_flat({&a[0]}, {&b[0]}, agreed);
+  int bits = 0;  // the engine's all-reduce, over the simulated ranks
+  for (int r = 0; r < np; ++r)
+    bits |= Sides::Agreed::here(plans[r], {&a[r]}, {&b[r]}, false).bits();
+  const bool flat = Sides::lays_flat({&a[0]}, {&b[0]}, Sides::Agreed::from_bits(bits));
   const bool separate = !flat;
   totals.stacked += !flat;
   const Kokkos::DefaultHostExecutionSpace exec;

@@ -134,10 +134,19 @@ struct MatrixSides {
   std::vector<MatrixSide<T, DstMatrix>> dst;
   bool flat = false;
 
-  /// What the ranks agreed on (one all-reduce, engine/wired.hpp).
+  /// What the ranks agreed on: the or over the ranks of each rank's `here()`, carried as
+  /// `bits()` in one all-reduce (engine/wired.hpp).
   struct Agreed {
     bool separate_somewhere = false;  ///< or of separates_here()
     bool rows_cut_somewhere = false;  ///< or of cuts_rows()
+
+    /// This rank's flags.
+    static Agreed here(const Plan& plan, const std::vector<const SrcMatrix*>& srcs,
+                       const std::vector<DstMatrix*>& dsts, bool transposed) {
+      return {separates_here(srcs, dsts), cuts_rows(plan, srcs, dsts, transposed)};
+    }
+    int bits() const { return (separate_somewhere ? 1 : 0) | (rows_cut_somewhere ? 2 : 0); }
+    static Agreed from_bits(int b) { return {(b & 1) != 0, (b & 2) != 0}; }
   };
 
   /// @pre one source and one target per part, the same layouts on every rank, and the

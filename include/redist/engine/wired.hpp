@@ -92,13 +92,12 @@ class Wired {
     // Small tiles stack their messages only where some rank's tiles separate, and tiles
     // a little larger where some rank's tile rows are cut (MatrixSides::lays_flat): every
     // rank must lay them out alike.
-    const int here = (Sides::separates_here(srcs, dsts) ? 1 : 0) |
-                     (Sides::cuts_rows(plan_, srcs, dsts, transform_.transposes()) ? 2 : 0);
+    using Agreed = typename Sides::Agreed;
+    const int here = Agreed::here(plan_, srcs, dsts, transform_.transposes()).bits();
     const int somewhere = boost::mpi::all_reduce(comm_, here, boost::mpi::bitwise_or<int>());
     detail::collectively(comm_, [&] {
       options_.validate();
-      sides.emplace(srcs, dsts, transform_.transposes(),
-                    typename Sides::Agreed{(somewhere & 1) != 0, (somewhere & 2) != 0});
+      sides.emplace(srcs, dsts, transform_.transposes(), Agreed::from_bits(somewhere));
       chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
                 cut_chunks(plan_, plan_.recv, chunk_limit),
                 cut_chunks(plan_, plan_.local, local_part_elements())};
