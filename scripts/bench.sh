@@ -44,7 +44,8 @@ build() {  # build() DIR: builds redist-bench there, prints its path
   [ -n "$exe" ] || { echo "bench.sh: redist-bench not built in $1" >&2; exit 1; }
   echo "$exe"
 }
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Binaries, also in a build dir that scripts/test.sh configured to check the benchmarks only.
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DREDIST_BENCH_CHECK_ONLY=OFF >/dev/null
 exe=$(build "$build_dir")
 
 mpi_flags=()
