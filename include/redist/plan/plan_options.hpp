@@ -35,8 +35,10 @@ struct OptionFields<PlanOptions> {
       option_field("PlanOptions::batch", &O::batch, nullptr,
                    Integer{0, INT64_MAX, "batch must be >= 0 (0 = automatic)", {}, false}),
       // Checked against the plan's feasible minimum when batches are cut (batch_budget.hpp).
-      option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes, nullptr,
-                   Integer{INT64_MIN, INT64_MAX, {}}),
+      // The variable lets a job cap its buffers without recompiling (and a bench compare
+      // budgets); like every option, the ranks must agree on it.
+      option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes,
+                   "REDIST_MAX_BUFFER_BYTES", Integer{INT64_MIN, INT64_MAX, {}}),
   };
 };
 }  // namespace detail
