@@ -14,8 +14,9 @@ constexpr OptionInfo option_table[] = {
     {"--type", "", "TYPE", "double",
      "element type: double, float, cdouble (complex double), cfloat (complex float) or int"},
     {"--batch", "", "K", "0",
-     "source tile columns per batch, >= 0; 0 cuts batches of varying width so that every "
-     "rank's buffers stay within 2^30 bytes"},
+     "source tile columns per batch, >= 0; 0 cuts batches of varying width that keep every "
+     "rank's buffers within 64 MiB where one column fits (REDIST_BATCH_BYTES) and always "
+     "within 2^30 bytes (REDIST_MAX_BUFFER_BYTES)"},
     {"--repeat", "", "N", "5", "timed executions of the same plan, >= 1"},
     {"--relabel", "", "[flat|nodes]", "off",
      "let redist choose which rank plays each target role: flat (or no value) keeps the most "

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include <Kokkos_Core.hpp>
+
 #include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/operations.hpp>
@@ -86,6 +88,12 @@ class Redistributor {
       for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
       // Before planning: the plan keeps the options it used.
       options = detail::apply_environment(options);
+      // Batches aim at the host budget only in host memory (PlanOptions::batch_bytes).
+      if (options.batch_bytes == PlanOptions::automatic)
+        options.batch_bytes =
+            Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible
+                ? PlanOptions::host_batch_bytes
+                : 0;
       items = part_items(parts, options, transform.op);
       plan = detail::plan_parts(parts, plan_hash, transform, options, options.max_buffer_bytes,
                                 comm_.rank(), comm_.size());

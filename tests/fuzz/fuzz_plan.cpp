@@ -361,9 +361,11 @@ void run(Input& in) {
   o.batch = static_cast<index_t>(ob % 5) - (ob % 32 == 31 ? 5 : 0);  // sometimes negative
   o.max_buffer_bytes = static_cast<index_t>(in.byte()) * 64;
   o.element_bytes = static_cast<index_t>(in.byte() % 9);  // 0 is invalid
-  // Was PlanOptions::max_message_bytes (now an ExecutionOptions member, not planned):
-  // still read, so that stored inputs decode as before.
-  static_cast<void>(in.byte());
+  // The batches' target (the byte was PlanOptions::max_message_bytes, now an
+  // ExecutionOptions member, so stored inputs keep their alignment): automatic, an
+  // invalid value, or 0 (off) to 8160 bytes.
+  const std::uint8_t tb = in.byte();
+  o.batch_bytes = tb == 255 ? PlanOptions::automatic : tb == 254 ? -7 : index_t{tb} * 32;
 
   std::vector<ReferencePlan> plans;
   int failures = 0, rank_independent_failures = 0;

@@ -6,6 +6,7 @@
 // (PlanStats::plan_bytes, schedule_bytes) is reported beside the buffers, is not bounded by
 // that cap, and grows with the segments (issue 24, point 6).
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
@@ -94,10 +95,13 @@ TEST_CASE("mpi: the plan's own bytes are reported beside the buffers, outside th
 }
 
 /// Moves a displaced region from irregular source tile columns (some far wider than the
-/// budget allows) under `budget` bytes; checks every target element, the untouched rest,
-/// the cap on every rank, and that some batch boundary falls inside a source tile column.
+/// budget allows) under `budget` bytes, as the cap (max_buffer_bytes) or, `as_target`, as
+/// the batches' target (batch_bytes) under the default cap; checks every target element,
+/// the untouched rest, the budget on every rank, and that some batch boundary falls inside
+/// a source tile column.
 template <class T>
-void check_budget_run(const boost::mpi::communicator& comm, index_t budget) {
+void check_budget_run(const boost::mpi::communicator& comm, index_t budget,
+                      bool as_target = false) {
   const int np = comm.size();
   const IrregularAxis src_cols({0, 3, 52, 53, 60, 114, 118, 150});
   const Layout src{Tiling{UniformAxis<>(120, 8), src_cols}, BlockCyclic(1, np)};
@@ -108,7 +112,7 @@ void check_budget_run(const boost::mpi::communicator& comm, index_t budget) {
   fill_source(a);
   fill_sentinel(b);
   PlanOptions o;
-  o.max_buffer_bytes = budget;
+  (as_target ? o.batch_bytes : o.max_buffer_bytes) = budget;
   Redistributor r(a, b, comm, region, o);
   r.redistribute();
   index_t checked = 0;
@@ -203,6 +207,42 @@ TEST_CASE("mpi: max_buffer_bytes caps every rank's buffers, cutting inside sourc
   SUBCASE("double") { check_budget_run<double>(comm, 12 * 100 * 8); }
   SUBCASE("float, a budget that is no multiple of the column") {
     check_budget_run<float>(comm, 12 * 100 * 4 + 3);
+  }
+}
+
+/// Moves `region` of a 40 x 30 matrix (4 x 3 -> 5 x 5 tiles, 1 x np -> np x 1 grids)
+/// under `o` and checks every element; returns the plan's batches and batch_bytes.
+std::pair<index_t, index_t> move_small(const boost::mpi::communicator& comm, const Region& region,
+                                       const PlanOptions& o) {
+  const Layout src{uniform(40, 30, 4, 3), BlockCyclic(1, comm.size())};
+  const Layout dst{uniform(40, 30, 5, 5), BlockCyclic(comm.size(), 1)};
+  TiledMatrix<double, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
+  TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
+  fill_source(a);
+  fill_sentinel(b);
+  Redistributor r(a, b, comm, region, o);
+  r.redistribute();
+  index_t checked = 0;
+  CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+  CHECK(sum(comm, checked) == 40 * 30);
+  CHECK(sum(comm, source_errors(a)) == 0);
+  return {r.plan().batches, r.plan().options.batch_bytes};
+}
+
+TEST_CASE("mpi: batch_bytes cuts batches below the cap; host matrices aim at 64 MiB") {
+  const boost::mpi::communicator comm;
+  SUBCASE("a target of 12 columns cuts as that cap would") {
+    check_budget_run<double>(comm, 12 * 100 * 8, true);
+  }
+  SUBCASE("automatic: 64 MiB in host memory, kept by the plan") {
+    const auto [batches, target] = move_small(comm, Region::whole({40, 30}), {});
+    CHECK(target == PlanOptions::host_batch_bytes);
+    CHECK(batches == 1);
+  }
+  SUBCASE("a target below one column is dropped, not refused: the cap's one batch") {
+    PlanOptions o;
+    o.batch_bytes = 8;
+    CHECK(move_small(comm, Region{{30, 20}, {5, 4}, {6, 7}}, o).first == 1);
   }
 }
 }  // namespace

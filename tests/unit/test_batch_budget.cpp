@@ -301,6 +301,56 @@ TEST_CASE("batch budget: the worked example of plan/batch_budget.hpp") {
         "of one region column on the busiest rank): max_buffer_bytes = 8");
 }
 
+TEST_CASE("batch budget: batch_bytes is a target below the cap, never refused") {
+  // The worked example's layouts: every column puts 2 elements (16 bytes) on both ranks.
+  using U = Tiling<UniformAxis<>, UniformAxis<>>;
+  const Layout src{U{UniformAxis<>(4, 1), UniformAxis<>(4, 1)}, BlockCyclic(1, 2)};
+  const Layout dst{U{UniformAxis<>(4, 1), UniformAxis<>(4, 1)}, BlockCyclic(2, 1)};
+  const Region r = Region::whole({4, 4});
+  const auto columns = [&](const PlanOptions& o) {
+    const std::vector<index_t> c = make_plan(src, dst, r, 1, 2, o).batch_columns;
+    CHECK(make_reference_plan(src, dst, r, 0, 2, o).batch_columns == c);
+    return c;
+  };
+  PlanOptions o;
+  CHECK(o.batch_bytes == PlanOptions::automatic);
+  CHECK(columns(o) == std::vector<index_t>{0, 4});  // 64 MiB: the 128 bytes fit
+  o.batch_bytes = 48;
+  CHECK(columns(o) == std::vector<index_t>{0, 3, 4});  // as a cap of 48 would cut
+  CHECK(make_plan(src, dst, r, 0, 2, o).stats.buffer_elements == 6);
+  o.batch_bytes = 8;  // below one column: not used, and not refused
+  CHECK(columns(o) == std::vector<index_t>{0, 4});
+  o.max_buffer_bytes = 48;  // then the cap cuts as before
+  CHECK(columns(o) == std::vector<index_t>{0, 3, 4});
+  o.batch_bytes = 1 << 20;  // above the cap: the cap
+  CHECK(columns(o) == std::vector<index_t>{0, 3, 4});
+  o.max_buffer_bytes = PlanOptions{}.max_buffer_bytes;
+  o.batch_bytes = 0;  // off
+  CHECK(columns(o) == std::vector<index_t>{0, 4});
+  o.batch_bytes = 32;
+  o.batch = 1;  // an explicit batch ignores both
+  CHECK(columns(o) == std::vector<index_t>{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("batch budget: automatic batches of 64 MiB at 8192^2, 1 x 1 tiles") {
+  // Every rank sends and receives 256 MiB over the region: 4 batches of 64 MiB, where the
+  // 1 GiB cap alone makes one.
+  using U = Tiling<UniformAxis<>, UniformAxis<>>;
+  const index_t n = 8192;
+  const Layout src{U{UniformAxis<>(n, 1), UniformAxis<>(n, 1)}, BlockCyclic(1, 2)};
+  const Layout dst{U{UniformAxis<>(n, 1), UniformAxis<>(n, 1)}, BlockCyclic(2, 1)};
+  const Region r = Region::whole({n, n});
+  PlanOptions o;
+  for (int rank : {0, 1}) {
+    const Plan p = make_plan(src, dst, r, rank, 2, o);
+    CHECK(p.batches == 4);
+    CHECK(p.stats.buffer_elements * 8 <= PlanOptions::host_batch_bytes);
+    CHECK(p.stats.buffer_elements * 8 > PlanOptions::host_batch_bytes / 2);
+  }
+  o.batch_bytes = 0;
+  CHECK(make_plan(src, dst, r, 0, 2, o).batches == 1);
+}
+
 TEST_CASE("batch budget: an explicit batch keeps its meaning and ignores the budget") {
   using U = Tiling<UniformAxis<>, UniformAxis<>>;
   const Layout src{U{UniformAxis<>(30, 4), UniformAxis<>(30, 3)}, BlockCyclic(2, 2)};

@@ -241,7 +241,14 @@ TEST_SUITE("option fields") {
     {
       const ScopedEnv b("REDIST_MAX_BUFFER_BYTES", "67108864");
       CHECK(detail::apply_environment(PlanOptions{}).max_buffer_bytes == 67108864);
+      const ScopedEnv t("REDIST_BATCH_BYTES", "4096");
+      CHECK(detail::apply_environment(PlanOptions{}).batch_bytes == 4096);
     }
+    PlanOptions below;
+    below.batch_bytes = -2;
+    CHECK(message([&] { detail::validate_options(below); }) ==
+          "redist: batch_bytes must be >= 0, or PlanOptions::automatic (-1): "
+          "PlanOptions::batch_bytes = -2");
     const ScopedEnv bad("REDIST_MAX_BUFFER_BYTES", "64M");
     const std::string what = message([] { (void)detail::apply_environment(PlanOptions{}); });
     CHECK(what.find("REDIST_MAX_BUFFER_BYTES") != std::string::npos);
@@ -265,7 +272,7 @@ TEST_SUITE("option fields") {
     REQUIRE(kinds.size() == detail::input_item_kinds.size() + detail::option_count<PlanOptions>);
     CHECK(kinds[5].scope == AgreementScope::storage);
     CHECK(kinds[6].scope == AgreementScope::storage);
-    CHECK(kinds.back().name == "PlanOptions::max_buffer_bytes");
+    CHECK(kinds.back().name == "PlanOptions::batch_bytes");
     CHECK(kinds.back().scope == AgreementScope::option);
 
     // Items of the same move with other storage differ exactly in the storage items; with

@@ -56,6 +56,7 @@
 #include <redist/plan/axis_groups.hpp>
 #include <redist/plan/batch_packer.hpp>
 #include <redist/plan/column_loads.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/tile_shape.hpp>
@@ -79,35 +80,16 @@ struct Batching {
 
 namespace detail {
 
-/// The batches of moving region `r` from `src` to `dst` among `comm_size` ranks.
-/// `batch` > 0: that many source tile columns per batch (the budget is not used).
-/// `batch` == 0: the widest batches, whole source tile columns where possible, within
-/// the budget: for every rank and batch, (send + receive elements) * element_bytes <=
-/// max_buffer_bytes (see the file comment). When the whole region's bytes fit the
-/// budget, one batch at no further cost; with grid distributions also when every rank's
-/// holdings, or its exact send + receive over the region, fit (O(lcm period), no walk over
-/// the columns).
-/// @pre r is not empty and fits both layouts; batch >= 0; element_bytes >= 1.
-/// @post every rank computes the same Batching (global quantities only).
-/// @throws invalid_argument naming max_buffer_bytes and the feasible minimum when
-/// batch == 0 and the budget cannot hold one region column of the busiest rank.
+/// The widest batches within `budget` (see plan_batches, batch == 0); empty `columns`
+/// instead of the error when the budget is below one region column of the busiest rank
+/// and `refuse` is false.
 template <class SrcLayout, class DstLayout>
-Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& r, int comm_size,
-                      index_t batch, index_t max_buffer_bytes, index_t element_bytes) {
+Batching budget_batches(const SrcLayout& src, const DstLayout& dst, const Region& r, int comm_size,
+                        index_t max_buffer_bytes, index_t element_bytes, bool refuse) {
   const auto& sc = src.shape().cols();
   const index_t src_begin = sc.tile_of(r.src_origin.j);
   const index_t src_cols = sc.tile_of(r.src_origin.j + r.extent.cols - 1) + 1 - src_begin;
   Batching out;
-  if (batch > 0) {
-    out.batch = std::min(batch, src_cols);
-    const index_t batches = (src_cols + out.batch - 1) / out.batch;
-    out.columns.reserve(static_cast<std::size_t>(batches) + 1);
-    out.columns.push_back(0);
-    for (index_t k = 1; k < batches; ++k)
-      out.columns.push_back(sc.begin(src_begin + k * out.batch) - r.src_origin.j);
-    out.columns.push_back(r.extent.cols);
-    return out;
-  }
   // No rank sends or receives more than the region: if that fits, one batch.
   index_t region_bytes = 0;
   if (!__builtin_mul_overflow(r.extent.size(), element_bytes, &region_bytes) &&
@@ -137,6 +119,7 @@ Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& 
     pack_tiles(src, dst, r, comm_size, packer);
   }
   const index_t minimum = checked_mul(packer.busiest(), element_bytes, "buffer bytes");
+  if (max_buffer_bytes < minimum && !refuse) return Batching{};
   if (max_buffer_bytes < minimum)
     throw invalid_argument(describe("max_buffer_bytes is below the feasible minimum of " +
                                         std::to_string(minimum) +
@@ -146,6 +129,45 @@ Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& 
   out.packed_pieces = packer.added();
   out.columns = packer.finish(r.extent.cols);
   out.batch = out.batches() == 1 ? src_cols : 0;
+  return out;
+}
+
+/// The batches of moving region `r` from `src` to `dst` among `comm_size` ranks.
+/// `batch` > 0: that many source tile columns per batch (the budget is not used).
+/// `batch` == 0: the widest batches, whole source tile columns where possible, within
+/// the budget: for every rank and batch, (send + receive elements) * element_bytes <=
+/// max_buffer_bytes (see the file comment). When the whole region's bytes fit the
+/// budget, one batch at no further cost; with grid distributions also when every rank's
+/// holdings, or its exact send + receive over the region, fit (O(lcm period), no walk over
+/// the columns). `batch_bytes` (PlanOptions::batch_bytes; < 0: automatic, its host value)
+/// below max_buffer_bytes cuts them to that budget instead, where one region column fits
+/// it: a soft target, never refused.
+/// @pre r is not empty and fits both layouts; batch >= 0; element_bytes >= 1.
+/// @post every rank computes the same Batching (global quantities only).
+/// @throws invalid_argument naming max_buffer_bytes and the feasible minimum when
+/// batch == 0 and the budget cannot hold one region column of the busiest rank.
+template <class SrcLayout, class DstLayout>
+Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& r, int comm_size,
+                      index_t batch, index_t max_buffer_bytes, index_t element_bytes,
+                      index_t batch_bytes = 0) {
+  if (batch_bytes < 0) batch_bytes = PlanOptions::host_batch_bytes;
+  if (batch == 0 && batch_bytes > 0 && batch_bytes < max_buffer_bytes) {
+    Batching soft = budget_batches(src, dst, r, comm_size, batch_bytes, element_bytes, false);
+    if (!soft.columns.empty()) return soft;
+  }
+  if (batch == 0)
+    return budget_batches(src, dst, r, comm_size, max_buffer_bytes, element_bytes, true);
+  const auto& sc = src.shape().cols();
+  const index_t src_begin = sc.tile_of(r.src_origin.j);
+  const index_t src_cols = sc.tile_of(r.src_origin.j + r.extent.cols - 1) + 1 - src_begin;
+  Batching out;
+  out.batch = std::min(batch, src_cols);
+  const index_t batches = (src_cols + out.batch - 1) / out.batch;
+  out.columns.reserve(static_cast<std::size_t>(batches) + 1);
+  out.columns.push_back(0);
+  for (index_t k = 1; k < batches; ++k)
+    out.columns.push_back(sc.begin(src_begin + k * out.batch) - r.src_origin.j);
+  out.columns.push_back(r.extent.cols);
   return out;
 }
 

@@ -68,7 +68,7 @@ template <class SrcLayout, class DstLayout>
 void plan_grid_batches(Plan& plan, const SrcLayout& src, const DstLayout& dst, const Region& r,
                        int comm_size, const PlanOptions& options) {
   Batching batching = plan_batches(src, dst, r, comm_size, options.batch, options.max_buffer_bytes,
-                                   options.element_bytes);
+                                   options.element_bytes, options.batch_bytes);
   plan.packed_pieces = batching.packed_pieces;
   plan.take_batches(std::move(batching));
   for (FamilyList* d : {&plan.send, &plan.recv, &plan.local})

@@ -14,6 +14,11 @@ namespace redist {
 /// Tuning knobs of planning: how the moved data is cut into batches. Each member has one
 /// entry in the field table below (option_fields.hpp).
 struct PlanOptions {
+  /// batch_bytes' default: chosen from the matrices' memory (see batch_bytes).
+  static constexpr index_t automatic = -1;
+  /// batch_bytes in host memory when automatic.
+  static constexpr index_t host_batch_bytes = index_t{64} << 20;
+
   /// Source tile columns per batch (the budget is then not used); 0 chooses batches under
   /// `max_buffer_bytes`.
   index_t batch = 0;
@@ -21,6 +26,15 @@ struct PlanOptions {
   /// batch: batches are as wide as fits, cut inside a source tile column if needed.
   /// Below one region column of the busiest rank, planning throws invalid_argument.
   index_t max_buffer_bytes = index_t{1} << 30;
+  /// With batch = 0, the batches' size to aim at: every rank's send + receive buffers of
+  /// every batch within this many bytes, where one region column of the busiest rank fits
+  /// (else batches are as wide as `max_buffer_bytes` allows: a target, never refused).
+  /// Narrower batches than the cap allows keep buffers small: set-up and memory stop
+  /// growing with the matrix (a node window's pages are made present at set-up), and
+  /// the moves measured as fast (docs/cost-model.md). 0: off, batches as wide as the cap.
+  /// `automatic` (the default): `host_batch_bytes` when both matrices are in host memory,
+  /// off when one is on a device (read in place there: batches would only add steps).
+  index_t batch_bytes = automatic;
   /// Element size in bytes (set by the Redistributor from its element type).
   index_t element_bytes = 8;
 };
@@ -37,8 +51,11 @@ struct OptionFields<PlanOptions> {
       // Checked against the plan's feasible minimum when batches are cut (batch_budget.hpp).
       // The variable lets a job cap its buffers without recompiling (and a bench compare
       // budgets); like every option, the ranks must agree on it.
-      option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes,
-                   "REDIST_MAX_BUFFER_BYTES", Integer{INT64_MIN, INT64_MAX, {}}),
+      option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes, "REDIST_MAX_BUFFER_BYTES",
+                   Integer{INT64_MIN, INT64_MAX, {}}),
+      option_field("PlanOptions::batch_bytes", &O::batch_bytes, "REDIST_BATCH_BYTES",
+                   Integer{PlanOptions::automatic, INT64_MAX,
+                           "batch_bytes must be >= 0, or PlanOptions::automatic (-1)"}),
   };
 };
 }  // namespace detail

@@ -146,7 +146,8 @@ ReferencePlan make_reference_plan(const SrcLayout& src, const DstLayout& dst, co
   const AxisCut rows(src.shape().rows(), dst.shape().rows(), r.axis<Axis::row>());
   const AxisCut cols(src.shape().cols(), dst.shape().cols(), r.axis<Axis::col>());
   plan.take_batches(detail::plan_batches(src, dst, r, comm_size, options.batch,
-                                         options.max_buffer_bytes, options.element_bytes));
+                                         options.max_buffer_bytes, options.element_bytes,
+                                         options.batch_bytes));
   // Column piece b in batches: parts [part_first[b], part_first[b + 1]), one unless a
   // batch boundary falls inside the piece.
   struct ColumnPart {
