@@ -349,6 +349,11 @@ TEST_CASE("batch budget: automatic batches of 64 MiB at 8192^2, 1 x 1 tiles") {
   }
   o.batch_bytes = 0;
   CHECK(make_plan(src, dst, r, 0, 2, o).batches == 1);
+  // A target that would make 64 batches is scaled to make 16: 16 MiB each.
+  o.batch_bytes = 4 << 20;
+  const Plan scaled = make_plan(src, dst, r, 1, 2, o);
+  CHECK(scaled.batches == detail::target_batches);
+  CHECK(scaled.stats.buffer_elements * 8 <= 16 << 20);
 }
 
 TEST_CASE("batch budget: an explicit batch keeps its meaning and ignores the budget") {

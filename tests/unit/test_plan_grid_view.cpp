@@ -207,11 +207,16 @@ TEST_CASE("plan: redist-run's 1x1 element-cyclic pair, the same work at any size
                      Relabeled<SpecDistribution>(SpecDistribution(BlockCyclic(2, 1)), {0, 1})};
     for (int rank : {0, 1}) {
       CAPTURE(rank);
-      // PlanOptions' default budget (1 GiB of doubles): at 16384^2 the region (2 GiB) and
-      // each rank's holdings (2 GiB) exceed it, its send + receive (1 GiB) does not.
-      const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 2);
+      // The default cap (1 GiB of doubles) alone: at 16384^2 the region (2 GiB) and each
+      // rank's holdings (2 GiB) exceed it, its send + receive (1 GiB) does not.
+      PlanOptions cap_only;
+      cap_only.batch_bytes = 0;
+      const Plan p = make_plan(src, dst, Region::whole({N, N}), rank, 2, cap_only);
       CHECK(p.per_axis);
       CHECK(p.batches == 1);
+      // The automatic 64 MiB target: send + receive of N^2 / 2 doubles in 64 MiB batches.
+      CHECK(make_plan(src, dst, Region::whole({N, N}), rank, 2).batches ==
+            std::max<index_t>(1, N * N / 2 * 8 / PlanOptions::host_batch_bytes));
       const index_t q = N * N / 4;
       CHECK(p.stats.elements_sent == q);
       CHECK(p.stats.elements_received == q);

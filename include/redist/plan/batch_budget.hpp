@@ -80,6 +80,9 @@ struct Batching {
 
 namespace detail {
 
+/// The most batches PlanOptions::batch_bytes alone makes (plan_batches).
+inline constexpr index_t target_batches = 16;
+
 /// The widest batches within `budget` (see plan_batches, batch == 0); empty `columns`
 /// instead of the error when the budget is below one region column of the busiest rank
 /// and `refuse` is false.
@@ -141,7 +144,10 @@ Batching budget_batches(const SrcLayout& src, const DstLayout& dst, const Region
 /// holdings, or its exact send + receive over the region, fit (O(lcm period), no walk over
 /// the columns). `batch_bytes` (PlanOptions::batch_bytes; < 0: automatic, its host value)
 /// below max_buffer_bytes cuts them to that budget instead, where one region column fits
-/// it: a soft target, never refused.
+/// it: a soft target, never refused. The target makes at most `target_batches` batches:
+/// a larger move gets batches of about a sixteenth of it (up to the cap), since every
+/// batch costs messages and a step per peer and the set-up it saves is then small beside
+/// the move.
 /// @pre r is not empty and fits both layouts; batch >= 0; element_bytes >= 1.
 /// @post every rank computes the same Batching (global quantities only).
 /// @throws invalid_argument naming max_buffer_bytes and the feasible minimum when
@@ -153,6 +159,13 @@ Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& 
   if (batch_bytes < 0) batch_bytes = PlanOptions::host_batch_bytes;
   if (batch == 0 && batch_bytes > 0 && batch_bytes < max_buffer_bytes) {
     Batching soft = budget_batches(src, dst, r, comm_size, batch_bytes, element_bytes, false);
+    if (soft.batches() > target_batches) {  // about load / batch_bytes: scale the target up
+      const index_t scale = (soft.batches() + target_batches - 1) / target_batches;
+      index_t wider = 0;
+      soft = __builtin_mul_overflow(batch_bytes, scale, &wider) || wider >= max_buffer_bytes
+                 ? Batching{}
+                 : budget_batches(src, dst, r, comm_size, wider, element_bytes, false);
+    }
     if (!soft.columns.empty()) return soft;
   }
   if (batch == 0)

@@ -28,7 +28,8 @@ struct PlanOptions {
   index_t max_buffer_bytes = index_t{1} << 30;
   /// With batch = 0, the batches' size to aim at: every rank's send + receive buffers of
   /// every batch within this many bytes, where one region column of the busiest rank fits
-  /// (else batches are as wide as `max_buffer_bytes` allows: a target, never refused).
+  /// (else batches are as wide as `max_buffer_bytes` allows: a target, never refused). It
+  /// makes at most 16 batches: a larger move gets batches of a sixteenth of it.
   /// Narrower batches than the cap allows keep buffers small: set-up and memory stop
   /// growing with the matrix (a node window's pages are made present at set-up), and
   /// the moves measured as fast (docs/cost-model.md). 0: off, batches as wide as the cap.
