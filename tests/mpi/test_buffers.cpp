@@ -6,7 +6,6 @@
 // (PlanStats::plan_bytes, schedule_bytes) is reported beside the buffers, is not bounded by
 // that cap, and grows with the segments (issue 24, point 6).
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
@@ -211,22 +210,16 @@ TEST_CASE("mpi: max_buffer_bytes caps every rank's buffers, cutting inside sourc
 }
 
 /// Moves `region` of a 40 x 30 matrix (4 x 3 -> 5 x 5 tiles, 1 x np -> np x 1 grids)
-/// under `o` and checks every element; returns the plan's batches and batch_bytes.
-std::pair<index_t, index_t> move_small(const boost::mpi::communicator& comm, const Region& region,
-                                       const PlanOptions& o) {
-  const Layout src{uniform(40, 30, 4, 3), BlockCyclic(1, comm.size())};
-  const Layout dst{uniform(40, 30, 5, 5), BlockCyclic(comm.size(), 1)};
-  TiledMatrix<double, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
-  TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
-  fill_source(a);
-  fill_sentinel(b);
-  Redistributor r(a, b, comm, region, o);
-  r.redistribute();
-  index_t checked = 0;
-  CHECK(sum(comm, target_errors(b, region, checked)) == 0);
-  CHECK(sum(comm, checked) == 40 * 30);
-  CHECK(sum(comm, source_errors(a)) == 0);
-  return {r.plan().batches, r.plan().options.batch_bytes};
+/// under `o`, every element checked; returns the plan's batches.
+index_t move_small(const boost::mpi::communicator& comm, const Region& region,
+                   const PlanOptions& o) {
+  const int np = comm.size();
+  const RunReport rep = check_redistribution<double>(
+      comm, Layout{uniform(40, 30, 4, 3), BlockCyclic(1, np)}, PackedTiles<>{},
+      Layout{uniform(40, 30, 5, 5), BlockCyclic(np, 1)}, PackedTiles<>{}, region, {o});
+  CHECK(rep.ok);
+  CHECK(rep.checked == 40 * 30);
+  return rep.batches;
 }
 
 TEST_CASE("mpi: batch_bytes cuts batches below the cap; host matrices aim at 64 MiB") {
@@ -235,14 +228,16 @@ TEST_CASE("mpi: batch_bytes cuts batches below the cap; host matrices aim at 64 
     check_budget_run<double>(comm, 12 * 100 * 8, true);
   }
   SUBCASE("automatic: 64 MiB in host memory, kept by the plan") {
-    const auto [batches, target] = move_small(comm, Region::whole({40, 30}), {});
-    CHECK(target == PlanOptions::host_batch_bytes);
-    CHECK(batches == 1);
+    const Layout l{uniform(40, 30, 4, 3), BlockCyclic(1, comm.size())};
+    TiledMatrix<double, decltype(l), PackedTiles<>> a(l, {}, comm.rank()), b(l, {}, comm.rank());
+    const Redistributor r(a, b, comm, Region::whole({40, 30}));
+    CHECK(r.plan().options.batch_bytes == PlanOptions::host_batch_bytes);
+    CHECK(move_small(comm, Region::whole({40, 30}), {}) == 1);
   }
   SUBCASE("a target below one column is dropped, not refused: the cap's one batch") {
     PlanOptions o;
     o.batch_bytes = 8;
-    CHECK(move_small(comm, Region{{30, 20}, {5, 4}, {6, 7}}, o).first == 1);
+    CHECK(move_small(comm, Region{{30, 20}, {5, 4}, {6, 7}}, o) == 1);
   }
 }
 }  // namespace
