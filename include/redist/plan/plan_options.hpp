@@ -26,15 +26,12 @@ struct PlanOptions {
   /// batch: batches are as wide as fits, cut inside a source tile column if needed.
   /// Below one region column of the busiest rank, planning throws invalid_argument.
   index_t max_buffer_bytes = index_t{1} << 30;
-  /// With batch = 0, the batches' size to aim at: every rank's send + receive buffers of
-  /// every batch within this many bytes, where one region column of the busiest rank fits
-  /// (else batches are as wide as `max_buffer_bytes` allows: a target, never refused). It
-  /// makes at most 16 batches: a larger move gets batches of a sixteenth of it.
-  /// Narrower batches than the cap allows keep buffers small: set-up and memory stop
-  /// growing with the matrix (a node window's pages are made present at set-up), and
-  /// the moves measured as fast (docs/cost-model.md). 0: off, batches as wide as the cap.
-  /// `automatic` (the default): `host_batch_bytes` when both matrices are in host memory,
-  /// off when one is on a device (read in place there: batches would only add steps).
+  /// With batch = 0, the size batches aim at below the cap: every rank's send + receive
+  /// within this many bytes where one region column of the busiest rank fits, else as the
+  /// cap cuts (a target, never refused); at most 16 batches (a larger move gets batches of
+  /// a sixteenth of it). Small batches keep set-up and buffers from growing with the
+  /// matrix (docs/cost-model.md). 0: off. `automatic` (the default): `host_batch_bytes` in
+  /// host memory, off in device memory (read in place there: batches would only add steps).
   index_t batch_bytes = automatic;
   /// Element size in bytes (set by the Redistributor from its element type).
   index_t element_bytes = 8;
