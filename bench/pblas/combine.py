@@ -5,7 +5,9 @@ under LD_PRELOAD. Per case and implementation: the median of every timed call of
 round, each round's median, and the first call's median over rounds; the speedup is
 PBLAS's pooled median over redist's, and each round (PBLAS's run and redist's next to it,
 under the same load) gives one more, whose range the table shows. Runs pair up in the order
-given. Writes OUT.json and prints a Markdown table.
+given. The floor is the median over every run of the case's memcpy of A (every process
+copying; runs from before it was measured have none), and each implementation's share of
+it is floor / its median. Writes OUT.json and prints a Markdown table.
 
 usage: combine.py OUT.json RUN.json...
 """
@@ -37,7 +39,13 @@ def main(out_path, *run_paths):
     for c in ours[0]["cases"]:
         p, q = pooled(theirs, c["name"]), pooled(ours, c["name"])
         rounds = [x / y for x, y in zip(p["round_medians"], q["round_medians"])]
+        floors = [x["memcpy_seconds"] for r in runs for x in r["cases"]
+                  if x["name"] == c["name"] and "memcpy_seconds" in x]
+        floor = statistics.median(floors) if floors else None
         rows.append({"name": c["name"], "what": c["what"], "pblas": p, "redist": q,
+                     "floor_seconds": floor,
+                     "pblas_of_floor": floor / p["median_seconds"] if floor else None,
+                     "redist_of_floor": floor / q["median_seconds"] if floor else None,
                      "speedup": p["median_seconds"] / q["median_seconds"],
                      "round_speedups": rounds,
                      "speedup_first_call": p["first_seconds"] / q["first_seconds"]})
@@ -51,14 +59,20 @@ def main(out_path, *run_paths):
         json.dump(merged, f, indent=2)
         f.write("\n")
     print("| case | PBLAS median s | drop-in median s | speedup | per round | PBLAS first s | "
-          "drop-in first s | check |")
-    print("|---|---|---|---|---|---|---|---|")
+          "drop-in first s | floor s | drop-in of floor | check |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+
+    def share(x):
+        return "-" if x is None else "%.0f %%" % (100 * x)
+
     for r in rows:
         ok = r["pblas"]["mismatches"] + r["redist"]["mismatches"] == 0
-        print("| %s %s | %.4f | %.4f | %.1fx | %.1f-%.1fx | %.4f | %.4f | %s |" % (
+        floor = "-" if r["floor_seconds"] is None else "%.4f" % r["floor_seconds"]
+        print("| %s %s | %.4f | %.4f | %.1fx | %.1f-%.1fx | %.4f | %.4f | %s | %s | %s |" % (
             r["name"], r["what"], r["pblas"]["median_seconds"], r["redist"]["median_seconds"],
             r["speedup"], min(r["round_speedups"]), max(r["round_speedups"]),
-            r["pblas"]["first_seconds"], r["redist"]["first_seconds"], "ok" if ok else "WRONG"))
+            r["pblas"]["first_seconds"], r["redist"]["first_seconds"], floor,
+            share(r["redist_of_floor"]), "ok" if ok else "WRONG"))
     print("\n%d rounds of %d calls each; load %.2f-%.2f" % (
         len(ours), ours[0]["repeat"], min(loads), max(loads)))
 

@@ -10,7 +10,11 @@
 ! exact. The first call is timed alone (redist plans there), then REPEAT calls, each
 ! between BLACS barriers, time = max over processes (DGAMX2D); then C is restored, the
 ! routine called once more and every element of C checked. A 4 x 4 call before the cases
-! takes the process's start-up (redist initializes Kokkos there).
+! takes the process's start-up (redist initializes Kokkos there). Per case also the floor:
+! REPEAT copies of the process's A into a scratch array of its size (one memcpy, every
+! process copying at once, between barriers, max over processes), the time any routine
+! needs to read A once and write as many bytes (the single-copy floor; PDGEADD with beta
+! /= 0 also reads C, so it is a lower bound there).
 !
 ! Usage: redist-dropin-pblas [--repeat N] [--json FILE] [--case PREFIX]
 module dropin_cases
@@ -83,7 +87,7 @@ program pblas_dropin
   implicit none
   integer :: me, np, ctxt, nprow, npcol, myrow, mycol, repeat, k, r, bad, unit, written
   integer :: desca(9), descc(9), locr_a, locr_c, n
-  double precision :: first, median, startup, load_start, load_end
+  double precision :: first, median, floor_s, startup, load_start, load_end
   double precision, allocatable :: a(:), c(:), times(:), sorted(:)
   character(len=256) :: arg, json, only
   character(len=64) :: impl
@@ -127,7 +131,7 @@ program pblas_dropin
     write (*, '(a, a, a, i0, a, f8.4, a)') 'dropin-pblas: ', trim(impl), ', ', np, &
       ' processes, start-up ', startup, ' s'
     write (*, '(a)') 'case       what                                    first s   median s' // &
-      '     best s check'
+      '     best s check  floor s'
     if (json /= '') then
       open (newunit=unit, file=trim(json), status='replace', action='write')
       write (unit, '(a, a, a, i0, a, i0, a, es15.8, a, f6.2, a)') &
@@ -146,16 +150,13 @@ program pblas_dropin
       times(r) = timed(k)
     end do
     bad = mismatches(k)
+    median = median_of(times)
     sorted = times
     call sort(sorted)
-    if (mod(repeat, 2) == 1) then
-      median = sorted(repeat / 2 + 1)
-    else
-      median = 0.5d0 * (sorted(repeat / 2) + sorted(repeat / 2 + 1))
-    end if
+    floor_s = copy_floor()
     if (me == 0) then
-      write (*, '(a10, 1x, a36, 3f11.4, 1x, a)') names(k), whats(k), first, median, sorted(1), &
-        merge('ok   ', 'WRONG', bad == 0)
+      write (*, '(a10, 1x, a36, 3f11.4, 1x, a, f9.4)') names(k), whats(k), first, median, &
+        sorted(1), merge('ok   ', 'WRONG', bad == 0), floor_s
       if (json /= '') then
         write (unit, '(a, a, a, a, a, a, i0, a, es15.8, a, es15.8, a, es15.8, a, i0, a)', &
           advance='no') merge('  ', ', ', written == 0), '{"name": "', trim(names(k)), &
@@ -165,7 +166,7 @@ program pblas_dropin
         do r = 1, repeat
           write (unit, '(a, es15.8)', advance='no') merge('  ', ', ', r == 1), times(r)
         end do
-        write (unit, '(a)') ']}'
+        write (unit, '(a, es15.8, a)') '], "memcpy_seconds": ', floor_s, '}'
         written = written + 1
       end if
     end if
@@ -257,6 +258,42 @@ contains
     end do
     call igsum2d(ctxt, 'All', ' ', 1, 1, wrong, 1, -1, -1)
     mismatches = wrong(1)
+  end function
+
+  ! The median of x.
+  double precision function median_of(x)
+    double precision, intent(in) :: x(:)
+    double precision :: y(size(x))
+    integer :: m
+    y = x
+    call sort(y)
+    m = size(y)
+    if (mod(m, 2) == 1) then
+      median_of = y(m / 2 + 1)
+    else
+      median_of = 0.5d0 * (y(m / 2) + y(m / 2 + 1))
+    end if
+  end function
+
+  ! The single-copy floor of the case: median over REPEAT copies of this process's A into a
+  ! scratch array of its size, every process at once, max over processes each time.
+  double precision function copy_floor()
+    double precision, allocatable :: scratch(:)
+    double precision :: t(1), copies(repeat)
+    integer :: ignored(1), r
+    allocate(scratch(size(a)))
+    scratch = 0  ! its pages, before the clock
+    do r = 1, repeat
+      call blacs_barrier(ctxt, 'All')
+      t(1) = now()
+      scratch = a
+      t(1) = now() - t(1)
+      call dgamx2d(ctxt, 'All', ' ', 1, 1, t, 1, ignored, ignored, -1, -1, -1)
+      copies(r) = t(1)
+      if (scratch(size(scratch)) /= a(size(a))) stop 'copy_floor: the copy is wrong'
+    end do
+    copy_floor = median_of(copies)
+    deallocate(scratch)
   end function
 
   subroutine sort(x)
