@@ -68,17 +68,20 @@ constexpr OptionField<Owner, T, Kind> option_field(std::string_view name, T Owne
   return {name, member, env, kind, reported, rule};
 }
 
-/// An integer in [low, high]. Its variable is a positive decimal count at most `high`
-/// (env_bytes). `below` / `above`: why a value out of range is refused; `above` names
-/// the bound, which the message follows with " = high".
+/// An integer in [low, high]. Its variable is a decimal count in [env_low, high]
+/// (env_bytes; env_low 0 or 1). `below` / `above`: why a value out of range is refused;
+/// `above` names the bound, which the message follows with " = high".
 struct Integer {
   index_t low;
   index_t high;
   std::string_view below;
   std::string_view above = {};
-  bool bytes = true;  ///< docs show 2^k KiB, MiB, GiB as such
+  bool bytes = true;    ///< docs show 2^k KiB, MiB, GiB as such
+  index_t env_low = 1;  ///< the smallest value the variable takes: 0 where 0 means off
 
-  index_t parse(const char* var, std::string_view text) const { return env_bytes(var, text, high); }
+  index_t parse(const char* var, std::string_view text) const {
+    return env_bytes(var, text, high, env_low);
+  }
   std::string check(index_t v) const {
     if (v < low) return std::string(below);
     if (v > high) return std::string(above) + " = " + std::to_string(high);

@@ -89,11 +89,9 @@ class Redistributor {
       // Before planning: the plan keeps the options it used.
       options = detail::apply_environment(options);
       // Batches aim at the host budget only in host memory (PlanOptions::batch_bytes).
-      if (options.batch_bytes == PlanOptions::automatic)
-        options.batch_bytes =
-            Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible
-                ? PlanOptions::host_batch_bytes
-                : 0;
+      options.batch_bytes = resolve_batch_bytes(
+          options.batch_bytes,
+          Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible);
       items = part_items(parts, options, transform.op);
       plan = detail::plan_parts(parts, plan_hash, transform, options, options.max_buffer_bytes,
                                 comm_.rank(), comm_.size());

@@ -244,6 +244,25 @@ TEST_SUITE("option fields") {
       const ScopedEnv t("REDIST_BATCH_BYTES", "4096");
       CHECK(detail::apply_environment(PlanOptions{}).batch_bytes == 4096);
     }
+    {
+      // 0 turns the batch target off, from the variable as in code; a buffer cap of 0
+      // means nothing and stays refused, with the variable named.
+      const ScopedEnv t("REDIST_BATCH_BYTES", "0");
+      CHECK(detail::apply_environment(PlanOptions{}).batch_bytes == 0);
+      const ScopedEnv b("REDIST_MAX_BUFFER_BYTES", "0");
+      CHECK(message([] { (void)detail::apply_environment(PlanOptions{}); }) ==
+            "redist: must be a positive byte count: REDIST_MAX_BUFFER_BYTES = 0");
+    }
+    {
+      const ScopedEnv t("REDIST_BATCH_BYTES", "-1");
+      CHECK(message([] { (void)detail::apply_environment(PlanOptions{}); }) ==
+            "redist: must be a byte count (decimal digits): REDIST_BATCH_BYTES = -1");
+    }
+    // automatic resolves by memory; a value set stays.
+    CHECK(resolve_batch_bytes(PlanOptions::automatic, true) == PlanOptions::host_batch_bytes);
+    CHECK(resolve_batch_bytes(PlanOptions::automatic, false) == 0);
+    CHECK(resolve_batch_bytes(4096, false) == 4096);
+    CHECK(resolve_batch_bytes(0, true) == 0);
     PlanOptions below;
     below.batch_bytes = -2;
     CHECK(message([&] { detail::validate_options(below); }) ==

@@ -142,7 +142,7 @@ Batching budget_batches(const SrcLayout& src, const DstLayout& dst, const Region
 /// max_buffer_bytes (see the file comment). When the whole region's bytes fit the
 /// budget, one batch at no further cost; with grid distributions also when every rank's
 /// holdings, or its exact send + receive over the region, fit (O(lcm period), no walk over
-/// the columns). `batch_bytes` (PlanOptions::batch_bytes; < 0: automatic, its host value)
+/// the columns). `batch_bytes` (PlanOptions::batch_bytes; automatic: its host value)
 /// below max_buffer_bytes cuts them to that budget instead, where one region column fits
 /// it: a soft target, never refused. The target makes at most `target_batches` batches:
 /// a larger move gets batches of about a sixteenth of it (up to the cap), since every
@@ -156,7 +156,7 @@ template <class SrcLayout, class DstLayout>
 Batching plan_batches(const SrcLayout& src, const DstLayout& dst, const Region& r, int comm_size,
                       index_t batch, index_t max_buffer_bytes, index_t element_bytes,
                       index_t batch_bytes = 0) {
-  if (batch_bytes < 0) batch_bytes = PlanOptions::host_batch_bytes;
+  batch_bytes = resolve_batch_bytes(batch_bytes, true);
   if (batch == 0 && batch_bytes > 0 && batch_bytes < max_buffer_bytes) {
     Batching soft = budget_batches(src, dst, r, comm_size, batch_bytes, element_bytes, false);
     if (soft.batches() > target_batches) {  // about load / batch_bytes: scale the target up

@@ -37,6 +37,13 @@ struct PlanOptions {
   index_t element_bytes = 8;
 };
 
+/// PlanOptions::batch_bytes as planning uses it: `automatic` resolved for matrices in host
+/// memory (`host_batch_bytes`) or in device memory (0: off, read in place there).
+constexpr index_t resolve_batch_bytes(index_t batch_bytes, bool host_memory) {
+  if (batch_bytes != PlanOptions::automatic) return batch_bytes;
+  return host_memory ? PlanOptions::host_batch_bytes : 0;
+}
+
 namespace detail {
 template <>
 struct OptionFields<PlanOptions> {
@@ -52,8 +59,12 @@ struct OptionFields<PlanOptions> {
       option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes, "REDIST_MAX_BUFFER_BYTES",
                    Integer{INT64_MIN, INT64_MAX, {}}),
       option_field("PlanOptions::batch_bytes", &O::batch_bytes, "REDIST_BATCH_BYTES",
-                   Integer{PlanOptions::automatic, INT64_MAX,
-                           "batch_bytes must be >= 0, or PlanOptions::automatic (-1)"}),
+                   Integer{PlanOptions::automatic,
+                           INT64_MAX,
+                           "batch_bytes must be >= 0, or PlanOptions::automatic (-1)",
+                           {},
+                           true,
+                           0}),
   };
 };
 }  // namespace detail
