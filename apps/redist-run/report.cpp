@@ -19,8 +19,12 @@ double median(std::vector<double> v) {
 std::string data_path(const std::vector<index_t>& carried) {
   std::string path;
   for (std::size_t k = 0; k < carried.size(); ++k)
-    if (carried[k] > 0)
-      path += (path.empty() ? "" : "+") + std::string(to_string(all_transports[k]));
+    if (carried[k] > 0) {
+      // Appended piece by piece: GCC 12 reported `"+" + std::string(...)` here as a
+      // memcpy above any object's size (-Wstringop-overflow, a false positive).
+      if (!path.empty()) path += '+';
+      path += to_string(all_transports[k]);
+    }
   return path.empty() ? "none" : path;
 }
 

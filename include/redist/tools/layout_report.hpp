@@ -73,7 +73,10 @@ inline void print_layout_report(std::FILE* out, const LayoutReport& r) {
   }
   const auto list = [](const std::vector<index_t>& v) {
     std::string s;
-    for (index_t x : v) s += " " + std::to_string(x);
+    for (index_t x : v) {  // not " " + std::to_string(x): GCC 12's -Wstringop-overflow
+      s += ' ';
+      s += std::to_string(x);
+    }
     return s;
   };
   std::fprintf(out, "  tiles    per rank: src%s, dst%s\n", list(r.src_tiles).c_str(),
