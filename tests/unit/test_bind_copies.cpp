@@ -354,6 +354,31 @@ TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family sha
   CHECK(pool.runs.size() == 32);
 }
 
+TEST_CASE("bind_slice: batches whose families have the same rows share their runs") {
+  // The move above in 16 batches of 4 source tile columns: each batch's message has its
+  // own families, with the same rows. Bound once for all batches: 32 runs, not 16 x 32.
+  const L src{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(1, 2)};
+  const L dst{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(2, 1)};
+  PlanOptions o;
+  o.batch = 4;
+  const Plan p = make_plan(src, dst, Region::whole({64, 64}), 0, 2, o);
+  REQUIRE(p.send.messages.size() == 16);
+  const TaskGraph g = make_task_graph(p, 64);
+  TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0);
+  const engine::MatrixSide<double, decltype(a)> side(a, true);
+  CopyPool<double> pool;
+  std::vector<index_t> rel;
+  engine::SharedRuns shared;
+  for (const Slice& s : g.send.slices)
+    engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, shared);
+  CHECK(pool.copies.size() == 16);
+  for (const StridedCopy<double>& c : pool.copies) {
+    CHECK(c.run_first == pool.copies.front().run_first);
+    CHECK(c.runs == 32);
+  }
+  CHECK(pool.runs.size() == 32);
+}
+
 TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one run each") {
   // Case c of redist-bench in small: 16 x 16 source tiles -> 2 x 2 target tiles on 2 x 1
   // grids. Rank 0 owns source tile row 0 and sends target tile rows 1, 3, 5, 7: rows 2, 6,

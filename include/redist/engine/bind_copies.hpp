@@ -40,10 +40,11 @@
 
 namespace redist::engine {
 
-/// The runs of a slice whose sides separate depend on its families and its two sides, not
-/// on its column members: slices of the same families between the same sides share them
-/// in the pool. Without sharing, every slice of a message listed every row member again
-/// (1 x 1 tiles at 16384^2: 256 slices a message, 8192 runs each).
+/// The runs of a slice whose sides separate depend on its families' rows and its two sides,
+/// not on its column members: slices whose families have the same rows at the same places
+/// between the same sides share them in the pool, whichever message or batch they are in.
+/// Without sharing, every slice of a message listed every row member again (1 x 1 tiles at
+/// 16384^2: 256 slices a message, 8192 runs each), and every batch its messages' again.
 ///
 /// A device and the host want copies cut differently (`for_device`): there a warp takes a
 /// run, and short runs or small copies leave the device idle.
@@ -59,16 +60,17 @@ class SharedRuns {
   explicit SharedRuns(bool for_device = false) : for_device_(for_device) {}
   bool target_order() const { return for_device_; }
   bool separates_peer_sources() const { return for_device_; }
-  /// (first family, end family, source base and ld, target base and ld); a message
+  /// (the slice's rows: per family its part, row group, first member, members and row
+  /// offset from the first family; source base and ld; target base and ld); a message
   /// buffer is (null, 0).
-  using Key = std::tuple<std::size_t, std::size_t, const void*, index_t, const void*, index_t>;
+  using Key = std::tuple<std::vector<index_t>, const void*, index_t, const void*, index_t>;
   /// (first run, runs) bound for `key`, or null.
   const std::pair<index_t, index_t>* find(const Key& key) const {
     const auto it = runs_.find(key);
     return it == runs_.end() ? nullptr : &it->second;
   }
-  void add(const Key& key, index_t first, index_t count) {
-    runs_.emplace(key, std::pair{first, count});
+  void add(Key key, index_t first, index_t count) {
+    runs_.emplace(std::move(key), std::pair{first, count});
   }
   /// Room for one copy's row pieces before they become runs, kept between slices.
   std::vector<RowRun>& scratch() { return scratch_; }
@@ -168,7 +170,17 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
       };
       const auto [src_base, src_ld] = identity(src);
       const auto [dst_base, dst_ld] = identity(dst);
-      const SharedRuns::Key key{s.family, s.family_end, src_base, src_ld, dst_base, dst_ld};
+      SharedRuns::Key key{{}, src_base, src_ld, dst_base, dst_ld};
+      std::vector<index_t>& rows_key = std::get<0>(key);
+      rows_key.reserve(5 * (s.family_end - s.family) + 2);
+      // A separated side lists its rows slice by slice: share only within the families.
+      if constexpr (is_separated<Src>::value || is_separated<Dst>::value)
+        rows_key = {static_cast<index_t>(s.family), static_cast<index_t>(s.family_end)};
+      for (std::size_t k = s.family; k < s.family_end; ++k) {
+        const BlockFamily& fam = d.families[k];
+        rows_key.insert(rows_key.end(), {fam.part, fam.rows.group, fam.rows.first, fam.rows.count,
+                                         fam.buffer_offset - first.buffer_offset});
+      }
       if (const auto* bound = shared.find(key)) {
         c.run_first = bound->first;
         c.runs = bound->second;
@@ -206,7 +218,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
           each_piece(append);
         }
         c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
-        shared.add(key, c.run_first, c.runs);
+        shared.add(std::move(key), c.run_first, c.runs);
       }
       for (index_t b = 0; b < cols.count; ++b) {
         const Piece p = cols.member(b);
