@@ -59,12 +59,10 @@ struct OptionFields<PlanOptions> {
       option_field("PlanOptions::max_buffer_bytes", &O::max_buffer_bytes, "REDIST_MAX_BUFFER_BYTES",
                    Integer{INT64_MIN, INT64_MAX, {}}),
       option_field("PlanOptions::batch_bytes", &O::batch_bytes, "REDIST_BATCH_BYTES",
-                   Integer{PlanOptions::automatic,
-                           INT64_MAX,
-                           "batch_bytes must be >= 0, or PlanOptions::automatic (-1)",
-                           {},
-                           true,
-                           0}),
+                   Integer{.low = PlanOptions::automatic,
+                           .high = INT64_MAX,
+                           .below = "batch_bytes must be >= 0, or PlanOptions::automatic (-1)",
+                           .env_low = 0}),
   };
 };
 }  // namespace detail
