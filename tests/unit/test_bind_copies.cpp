@@ -325,15 +325,16 @@ TEST_CASE("bind_slice: tile storage on one side (stacked messages) moves every e
   CHECK(d.copies < d.segments);
 }
 
-TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family share its runs") {
-  const Totals t = random_moves<ScalapackColumnMajor<>, ScalapackColumnMajor<>>(0x5CA1, 120);
-  MESSAGE(t.segments, " segments in ", t.copies, " copies, ", t.runs, " runs");
-  // 1 x 1 tiles, 1 x 2 -> 2 x 1 grids, 64 x 64, chunks of 64 elements: rank 0 sends rows
-  // 1, 3, ..., 63 of its columns 0, 2, ..., 62 in 32 slices of 2 columns, each slice one
-  // copy of the same 32 runs. Bound once, the runs are 32, not 32 x 32.
+namespace {
+
+/// Rank 0's sends of the 64 x 64 move of 1 x 1 tiles, 1 x 2 -> 2 x 1 grids, ScaLAPACK
+/// storage, chunks of 64 elements, bound slice by slice with one SharedRuns, as an engine
+/// binds them; `messages`: how many the plan has.
+CopyPool<double> bind_one_by_one_sends(const PlanOptions& o, std::size_t& messages) {
   const L src{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(1, 2)};
   const L dst{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(2, 1)};
-  const Plan p = make_plan(src, dst, Region::whole({64, 64}), 0, 2);
+  const Plan p = make_plan(src, dst, Region::whole({64, 64}), 0, 2, o);
+  messages = p.send.messages.size();
   const TaskGraph g = make_task_graph(p, 64);
   TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0);
   const engine::MatrixSide<double, decltype(a)> side(a, true);
@@ -343,6 +344,19 @@ TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family sha
   for (const Slice& s : g.send.slices)
     engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, shared);
   REQUIRE(pool.copies.size() == g.send.slices.size());
+  return pool;
+}
+
+}  // namespace
+
+TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family share its runs") {
+  const Totals t = random_moves<ScalapackColumnMajor<>, ScalapackColumnMajor<>>(0x5CA1, 120);
+  MESSAGE(t.segments, " segments in ", t.copies, " copies, ", t.runs, " runs");
+  // 1 x 1 tiles, 1 x 2 -> 2 x 1 grids, 64 x 64, chunks of 64 elements: rank 0 sends rows
+  // 1, 3, ..., 63 of its columns 0, 2, ..., 62 in 32 slices of 2 columns, each slice one
+  // copy of the same 32 runs. Bound once, the runs are 32, not 32 x 32.
+  std::size_t messages = 0;
+  const CopyPool<double> pool = bind_one_by_one_sends(PlanOptions{}, messages);
   CHECK(pool.copies.size() == 16);
   index_t listed = 0;
   for (const StridedCopy<double>& c : pool.copies) {
@@ -357,20 +371,11 @@ TEST_CASE("bind_slice: ScaLAPACK storage on both sides; slices of one family sha
 TEST_CASE("bind_slice: batches whose families have the same rows share their runs") {
   // The move above in 16 batches of 4 source tile columns: each batch's message has its
   // own families, with the same rows. Bound once for all batches: 32 runs, not 16 x 32.
-  const L src{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(1, 2)};
-  const L dst{Shape{uniform_axis(64, 1), uniform_axis(64, 1)}, BlockCyclic(2, 1)};
   PlanOptions o;
   o.batch = 4;
-  const Plan p = make_plan(src, dst, Region::whole({64, 64}), 0, 2, o);
-  REQUIRE(p.send.messages.size() == 16);
-  const TaskGraph g = make_task_graph(p, 64);
-  TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0);
-  const engine::MatrixSide<double, decltype(a)> side(a, true);
-  CopyPool<double> pool;
-  std::vector<index_t> rel;
-  engine::SharedRuns shared;
-  for (const Slice& s : g.send.slices)
-    engine::bind_slice(p, p.send, s, side, engine::BufferSide{}, pool, rel, shared);
+  std::size_t messages = 0;
+  const CopyPool<double> pool = bind_one_by_one_sends(o, messages);
+  REQUIRE(messages == 16);
   CHECK(pool.copies.size() == 16);
   for (const StridedCopy<double>& c : pool.copies) {
     CHECK(c.run_first == pool.copies.front().run_first);
