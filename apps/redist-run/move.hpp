@@ -70,8 +70,13 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   xopt.inter_node_schedule = o.inter_node_schedule;  // as REDIST_INTER_NODE_SCHEDULE
   Redistributor<SrcMatrix, DstMatrix> R(parts, comm, transform, popt,
                                         xopt);  // throws on every rank
-  const double plan_time =
-      boost::mpi::all_reduce(comm, plan_timer.elapsed(), boost::mpi::maximum<double>());
+  const auto slowest = [&](double t) {
+    return boost::mpi::all_reduce(comm, t, boost::mpi::maximum<double>());
+  };
+  const double plan_time = slowest(plan_timer.elapsed());
+  // Its parts, each the slowest rank's (set_up_times.hpp).
+  const SetUpTimes set_up{slowest(R.set_up_times().plan), slowest(R.set_up_times().wiring),
+                          slowest(R.set_up_times().buffers)};
 
   std::vector<double> times;
   // Yielding waits: a rank done early leaves its core to those still moving data. They
@@ -185,6 +190,7 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   m.batch = R.plan().batch;
   m.batches = R.plan().batches;
   m.plan_time = plan_time;
+  m.set_up = set_up;
   m.times = std::move(times);
   m.mismatches = bad_total;
   m.verified_elements = checked_total;

@@ -125,7 +125,8 @@ void print_report(const Options& o, const Region& region, const Measurement& m) 
   else  // widths vary: cut to the buffer budget (PlanOptions::max_buffer_bytes)
     std::printf("  messages %lld, batches %lld (of varying width, within the buffer budget)\n",
                 static_cast<long long>(m.messages), static_cast<long long>(m.batches));
-  std::printf("  plan     %.6f s\n", m.plan_time);
+  std::printf("  plan     %.6f s (planning %.6f s, wiring %.6f s of which buffers %.6f s)\n",
+              m.plan_time, m.set_up.plan, m.set_up.wiring, m.set_up.buffers);
   std::printf("  time     min %.6f s, median %.6f s over %d runs\n", d.t_min, d.t_med, o.repeat);
   std::printf("  bandwidth (Eq. 3) %.3f GB/s at min time, %.3f GB/s at median\n", d.bw_min * 1e-9,
               d.bw_med * 1e-9);
@@ -204,6 +205,8 @@ void write_json_report(const Options& o, const Region& region, const Measurement
       << "  \"schedule_bytes\": " << json_array(m.schedules) << ",\n"
       << "  \"messages\": " << m.messages << ",\n"
       << "  \"plan_time_s\": " << m.plan_time << ",\n"
+      << "  \"set_up_s\": {\"plan\": " << m.set_up.plan << ", \"wiring\": " << m.set_up.wiring
+      << ", \"buffers\": " << m.set_up.buffers << "},\n"
       << "  \"time_s\": {\"min\": " << d.t_min << ", \"median\": " << d.t_med
       << ", \"all\": " << json_array(m.times) << "},\n"
       << "  \"bandwidth\": {\"bytes_per_s_min_time\": " << d.bw_min

@@ -8,6 +8,7 @@
 
 #include <redist/execution_options.hpp>
 #include <redist/index.hpp>
+#include <redist/set_up_times.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tools/layout_report.hpp>
 
@@ -49,6 +50,7 @@ struct Measurement {
   index_t messages = 0;
   index_t batch = 0, batches = 0;
   double plan_time = 0;
+  SetUpTimes set_up;          ///< each part the slowest rank's
   std::vector<double> times;  ///< per timed run, the slowest rank's
   index_t mismatches = 0, verified_elements = 0;
   std::vector<std::vector<std::string>> first_mismatches;  ///< per rank, its first few

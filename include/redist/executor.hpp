@@ -95,6 +95,8 @@ class Executor {
   /// the node window): at most the plan's PlanStats::buffer_elements elements (twice
   /// when staged).
   index_t buffer_bytes() const { return wired_.buffers().bytes(); }
+  /// Seconds this rank took to allocate them and make their pages present.
+  double buffer_seconds() const { return wired_.buffer_seconds(); }
   /// Whether messages between ranks of this node go through the shared window.
   bool shared_window() const { return wired_.transports().shared_window.window() != nullptr; }
   /// Messages this rank sends and receives that travel as `how`.

@@ -38,6 +38,7 @@
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
+#include <redist/set_up_times.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/tile_shape.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>

@@ -33,6 +33,7 @@
 #include <redist/plan/plan_parts.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
+#include <redist/set_up_times.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform.hpp>
 
@@ -78,6 +79,7 @@ class Redistributor {
                 Transform<value_type> transform = {}, PlanOptions options = {},
                 ExecutionOptions execution = {})
       : comm_(comm, boost::mpi::comm_duplicate) {
+    const detail::Stopwatch clock;
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
     Plan plan;
     PartItems items;
@@ -124,8 +126,10 @@ class Redistributor {
                                  items.values.begin() + (k + 1) * PartItems::kinds);
     }
     // Only once every rank has planned without error: wiring is collective.
+    set_up_.plan = clock.seconds();
     executor_ = std::make_unique<Executor<value_type, memory_space>>(
         std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
+    set_up_ = {set_up_.plan, clock.seconds() - set_up_.plan, executor_->buffer_seconds()};
   }
 
   /// Moves the whole source matrix to the same place in the target.
@@ -187,9 +191,11 @@ class Redistributor {
     });
     // Wired beside the old executor, which stays if this throws (on every rank alike);
     // its node windows are freed, collectively over the node, once replaced.
+    const detail::Stopwatch clock;
     executor_ = std::make_unique<Executor<value_type, memory_space>>(
         executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
         transform());
+    set_up_ = {0, clock.seconds(), executor_->buffer_seconds()};
   }
 
   const Plan& plan() const { return executor_->plan(); }
@@ -203,6 +209,9 @@ class Redistributor {
   const boost::mpi::communicator& communicator() const { return comm_; }
   /// Bytes of message buffers held between executions (exact: the transport is set up).
   index_t buffer_bytes() const { return executor_->buffer_bytes(); }
+  /// Where the construction's set-up went on this rank, or the last rebind()'s
+  /// (set_up_times.hpp).
+  const SetUpTimes& set_up_times() const { return set_up_; }
   /// Messages this rank sends and receives direct: read in place from a node-shared source
   /// (node_shared.hpp), one copy per element.
   std::pair<index_t, index_t> direct_messages() const {
@@ -328,6 +337,7 @@ class Redistributor {
   /// Every item of a part with that plan_hash (the first such part's).
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> plan_values_;
   std::unique_ptr<Executor<value_type, memory_space>> executor_;
+  SetUpTimes set_up_;
 };
 
 }  // namespace redist

@@ -2,7 +2,8 @@
 // is checked after each move (inside the region: the source value; outside: untouched), for
 // tile storage and ScaLAPACK storage of another leading dimension, with the node window on
 // and off; layouts that differ from the plan's are refused on every rank, and the plan
-// still works after the refusal.
+// still works after the refusal. The set-up times split the construction into planning and
+// wiring (with its buffers inside it); a rebind reports a wiring and no planning.
 #include <string>
 
 #include <redist/redist.hpp>
@@ -111,4 +112,47 @@ TEST_CASE("mpi: rebind refuses other layouts on every rank and keeps the plan") 
   r.redistribute();
   index_t checked = 0;
   CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+}
+
+TEST_CASE("mpi: set-up times: planning, then wiring with its buffers; a rebind only wires") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(200, 160, 8, 8), BlockCyclic(1, np)};
+  const Layout dst{uniform(200, 160, 10, 10), BlockCyclic(np, 1)};
+  const Region region{{150, 120}, {30, 20}, {10, 40}};
+  using A = TiledMatrix<double, decltype(src), ScalapackColumnMajor<>>;
+  using B = TiledMatrix<double, decltype(dst), TilePerAllocation<>>;
+  for (const char* window : window_settings()) {
+    CAPTURE(window);
+    const ScopedEnv w("REDIST_SHARED_WINDOW", window);
+    A a(src, {}, comm.rank());
+    B b(dst, {}, comm.rank());
+    fill_shifted(a, 0);
+    fill_sentinel(b);
+    const redist::detail::Stopwatch construction;
+    Redistributor r(a, b, comm, region);
+    const double constructed = construction.seconds();
+    const SetUpTimes made = r.set_up_times();
+    CHECK(made.plan > 0);
+    CHECK(made.buffers > 0);  // timed even when empty: the window is made collectively
+    CHECK(made.buffers <= made.wiring);
+    CHECK(made.plan + made.wiring <= constructed);  // parts of it, none counted twice
+    r.redistribute();
+    CHECK(sum(comm, shifted_errors(b, region, 0)) == 0);
+
+    A a2(src, {}, comm.rank());
+    B b2(dst, {}, comm.rank());
+    fill_shifted(a2, 500);
+    fill_sentinel(b2);
+    const redist::detail::Stopwatch rebinding;
+    r.rebind(a2, b2);
+    const double rebound = rebinding.seconds();
+    const SetUpTimes wired = r.set_up_times();
+    CHECK(wired.plan == 0);  // the plan is kept
+    CHECK(wired.buffers > 0);
+    CHECK(wired.buffers <= wired.wiring);
+    CHECK(wired.wiring <= rebound);
+    r.redistribute();
+    CHECK(sum(comm, shifted_errors(b2, region, 500)) == 0);
+  }
 }

@@ -41,6 +41,7 @@
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/node_traffic.hpp>
+#include <redist/set_up_times.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/topology.hpp>
 #include <redist/transform.hpp>
@@ -137,6 +138,8 @@ class Wired {
   const transport::Transports<T, MemorySpace>& transports() const { return transports_; }
   transport::RequestPool& requests() { return requests_; }
   const transport::MessageBuffers<T, MemorySpace>& buffers() const { return buffers_; }
+  /// Seconds step 4 took on this rank: the buffers allocated and their pages made present.
+  double buffer_seconds() const { return buffer_seconds_; }
   /// Why no message goes cross-memory although ExecutionOptions::transport asked for it
   /// (they went through the node window); empty otherwise.
   const std::string& cross_memory_refused() const { return cross_memory_refused_; }
@@ -186,7 +189,9 @@ class Wired {
           comm_, plan_, sent, node_transports, device_reads, options_.transport,
           transform_.transposes(),
           [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); });
+      const redist::detail::Stopwatch clock;
       transport::lay_out_buffers(comm_, plan_, node_transports, choice, buffers_);
+      buffer_seconds_ = clock.seconds();
     } catch (const boost::mpi::exception& e) {
       throw communication_error(
           detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
@@ -241,6 +246,7 @@ class Wired {
   Schedule schedule_;
   BoundCopies<T, MemorySpace> copies_;
   std::string cross_memory_refused_;
+  double buffer_seconds_ = 0;
 };
 
 }  // namespace redist::engine
