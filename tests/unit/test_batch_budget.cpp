@@ -6,7 +6,9 @@
 // batches are as wide as the budget allows (whole source tile columns where possible, cut
 // inside one only when it alone exceeds the budget); a budget below one column of the
 // busiest rank throws, naming that minimum, and the minimum itself works; a rank whose exact
-// send + receive fits the budget settles one batch without a walk over the columns.
+// send + receive fits the budget settles one batch without a walk over the columns; with
+// uniform tiles and block-cyclic grids the packer takes whole lcm periods at once and cuts
+// exactly where the walk piece by piece does.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -467,9 +469,63 @@ TEST_CASE("batch budget: a rank's exact send + receive within the budget settles
   o.max_buffer_bytes -= 8;
   const Plan cut = make_plan(src, dst, Region::whole({N, N}), 0, 2, o);
   CHECK(cut.batches == 2);
-  CHECK(cut.packed_pieces == N);
+  // The first target tile, one period of 2 columns, then 30 periods at once; the last tile.
+  CHECK(cut.packed_pieces == 4);
   CHECK(make_reference_plan(src, dst, Region::whole({N, N}), 0, 2, o).batch_columns ==
         cut.batch_columns);
+}
+
+TEST_CASE("batch budget: whole lcm periods at once cut where the walk piece by piece cuts") {
+  // The grid path (GridLoads::pack, which takes whole periods) against the per-tile path
+  // (pack_tiles, which walks every piece) on the same uniform block-cyclic layouts.
+  Rng g(20261128);
+  index_t walked_pieces = 0, jumped_pieces = 0, took_periods = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    CAPTURE(trial);
+    const int np = static_cast<int>(g.in(1, 4));
+    const index_t m = g.in(1, 12), n = g.in(1, 1500);
+    const test::BlockCyclicDraw draw{3, true, 0};
+    const Layout src{test::uniform(m, n, g.in(1, 4), g.in(1, 6)),
+                     test::random_block_cyclic(g, np, draw)};
+    const Layout dst{test::uniform(m, n, g.in(1, 4), g.in(1, 6)),
+                     test::random_block_cyclic(g, np, draw)};
+    const index_t rows = g.in(1, m), cols = g.in(1, n);
+    const Region r{{rows, cols},
+                   {g.in(0, m - rows), g.in(0, n - cols)},
+                   {g.in(0, m - rows), g.in(0, n - cols)}};
+    CAPTURE(r.extent.cols);
+    detail::BatchPacker probe(unlimited, np);
+    detail::pack_tiles(src, dst, r, np, probe);
+    const index_t busiest = probe.busiest();
+    if (busiest == 0) continue;  // nothing moves between ranks
+    // Narrow batches (a few columns) or wide ones (up to the whole region).
+    const index_t cap = g.in(busiest, busiest * (g.chance(50) ? 40 : r.extent.cols));
+    detail::BatchPacker walked(cap, np), jumped(cap, np);
+    detail::pack_tiles(src, dst, r, np, walked);
+    detail::GridLoads<decltype(src), decltype(dst)>(src, dst, r, np).pack(jumped);
+    CHECK(jumped.busiest() == busiest);
+    walked_pieces += walked.added();
+    jumped_pieces += jumped.added();
+    took_periods += jumped.added() < walked.added();
+    CHECK(jumped.finish(r.extent.cols) == walked.finish(r.extent.cols));
+  }
+  MESSAGE("pieces walked one by one: ", jumped_pieces, " of ", walked_pieces, "; ", took_periods,
+          " configurations took whole periods");
+  CHECK(took_periods >= 100);  // the comparison covers the periods taken whole
+
+  // 1 x 1 tiles, 1x2 -> 2x1, 16384 columns in 16 batches: a few pieces around each cut,
+  // not 16384 of them (the sweep above checks such cuts against the walk).
+  const index_t N = 16384;
+  const Layout s1{test::uniform(N, N, 1, 1), BlockCyclic(1, 2)};
+  const Layout d1{test::uniform(N, N, 1, 1), BlockCyclic(2, 1)};
+  PlanOptions o;
+  o.element_bytes = 8;
+  o.batch_bytes = 0;
+  o.max_buffer_bytes = N * N / 32 * 8;  // a sixteenth of a rank's N^2 / 2 send + receive
+  const Plan p = make_plan(s1, d1, Region::whole({N, N}), 0, 2, o);
+  CHECK(p.batches == 16);
+  CHECK(p.packed_pieces <= 16 * 4 + 2);
+  CHECK(p.stats.buffer_elements * 8 <= o.max_buffer_bytes);
 }
 
 }  // namespace

@@ -72,8 +72,10 @@ namespace redist {
 struct Batching {
   index_t batch = 1;
   std::vector<index_t> columns;
-  /// Column pieces the packer walked: the budget's work, O(pieces per axis); 0 when the
-  /// region, or with grid distributions a per-rank bound, fits the budget at once.
+  /// Column pieces the packer walked one by one: the budget's work, O(pieces per axis),
+  /// or O(pieces per lcm period) per batch with uniform tiles and block-cyclic grids
+  /// (GridLoads::pack); 0 when the region, or with grid distributions a per-rank bound,
+  /// fits the budget at once.
   index_t packed_pieces = 0;
   index_t batches() const { return columns.empty() ? 0 : static_cast<index_t>(columns.size()) - 1; }
 };

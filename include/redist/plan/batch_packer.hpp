@@ -75,9 +75,26 @@ class BatchPacker {
     }
   }
 
+  /// Adds whole periods of the column pattern at once, as many as fit the current batch
+  /// and at most `most`, each period with every rank's elements `per_period`; returns how
+  /// many. The walk piece by piece would add them without a cut (loads are nonnegative,
+  /// so every prefix of what fits fits too), and ends where this leaves the batch.
+  /// @pre the next piece starts a source tile column; `per_period` are the loads of
+  /// pieces already added (so busiest() stays exact).
+  index_t add_periods(const std::vector<RankLoad>& per_period, index_t most) {
+    if (most <= 0 || infeasible_) return 0;
+    flush_tile();
+    index_t m = most;
+    for (const RankLoad& l : per_period)
+      m = std::min(m, (cap_ - total_.value[static_cast<std::size_t>(l.rank)]) / l.elements);
+    if (m <= 0) return 0;
+    for (const RankLoad& l : per_period) total_.add(l.rank, m * l.elements);
+    return m;
+  }
+
   /// The largest load of one element column over all pieces and ranks so far.
   index_t busiest() const { return busiest_; }
-  /// Column pieces added so far.
+  /// Column pieces added one by one so far (not those of add_periods).
   index_t added() const { return added_; }
 
   /// Closes the last batch; returns the boundaries (Batching::columns) of a region

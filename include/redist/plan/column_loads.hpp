@@ -17,6 +17,7 @@
 #include <redist/distribution.hpp>
 #include <redist/index.hpp>
 #include <redist/plan/axis_groups.hpp>
+#include <redist/plan/axis_pattern.hpp>
 #include <redist/plan/batch_packer.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
@@ -117,30 +118,74 @@ class GridLoads {
     return total.empty() ? 0 : *std::max_element(total.begin(), total.end());
   }
 
-  /// Feeds every column piece of the region, with its class's loads, to `packer`.
+  /// Feeds every column piece of the region, with its class's loads, to `packer`. With
+  /// uniform tiles and block-cyclic grids the pieces repeat every lcm period (plan/
+  /// axis_pattern.hpp) between the first and the last target tile. Once one period from
+  /// the first source tile column that starts there (the anchor) has been walked, every
+  /// later point a whole number of periods on offers the packer whole periods at once
+  /// (BatchPacker::add_periods): the walk costs O(pieces per period) per batch, not
+  /// O(pieces per axis), and cuts where the walk piece by piece would.
   void pack(BatchPacker& packer) {
     const auto& sd = src_.distribution();
     const auto& dd = dst_.distribution();
+    const auto& ta = dst_.shape().cols();
+    const AxisRegion ar = r_.axis<Axis::col>();
     const int Qt = grid(dst_).cols;
     const std::size_t classes =
         static_cast<std::size_t>(grid(src_).cols) * static_cast<std::size_t>(Qt);
     std::vector<index_t> first(classes, -1), count(classes, 0);
     std::vector<RankLoad> loads;
-    for_each_axis_piece(src_.shape().cols(), dst_.shape().cols(), r_.axis<Axis::col>(),
-                        [&](const Piece& c, index_t column) {
-                          const int q = static_cast<int>(sd.grid_col(c.src_tile));
-                          const int qt = static_cast<int>(dd.grid_col(c.dst_tile));
-                          const std::size_t k =
-                              static_cast<std::size_t>(q) * static_cast<std::size_t>(Qt) +
-                              static_cast<std::size_t>(qt);
-                          if (first[k] < 0) {
-                            first[k] = static_cast<index_t>(loads.size());
-                            class_loads(q, qt, loads);
-                            count[k] = static_cast<index_t>(loads.size()) - first[k];
-                          }
-                          const RankLoad* l = loads.data() + first[k];
-                          packer.add(c.src_tile, column, c.length, l, l + count[k]);
-                        });
+    const AxisPattern& pattern = col_groups().pattern();
+    const index_t period = pattern.elements_period();
+    const index_t k_begin = ta.tile_of(ar.dst_origin);
+    const index_t k_end = ta.tile_of(ar.dst_origin + ar.length - 1) + 1;
+    // Region columns where the pattern repeats: from the second target tile to the last.
+    const index_t inside = k_begin + 1 < k_end ? ta.begin(k_begin + 1) - ar.dst_origin : ar.length;
+    const index_t inside_end = ta.begin(k_end - 1) - ar.dst_origin;
+    RankSums period_sums(static_cast<int>(sums_.value.size()));
+    std::vector<RankLoad> per_period;
+    bool learnt = false;
+    index_t anchor = -1, skip_below = 0, last_src = -1;
+    for (index_t k = k_begin; k < k_end; ++k) {
+      index_t column = std::max<index_t>(0, ta.begin(k) - ar.dst_origin);
+      index_t jumped = 0;  // periods the packer took whole at a piece of this tile
+      for_each_piece(src_.shape().cols(), ta, ar, k, [&](const Piece& c) {
+        const index_t at = column;
+        column += c.length;
+        if (at < skip_below || jumped > 0) return;  // inside periods taken whole
+        const bool starts_tile = c.src_tile != last_src;
+        last_src = c.src_tile;
+        if (period > 0 && starts_tile && at >= inside) {
+          if (anchor < 0) {
+            anchor = at;
+          } else if ((at - anchor) % period == 0) {
+            if (!learnt) period_sums.take(per_period);
+            learnt = true;
+            jumped = packer.add_periods(per_period, (inside_end - at) / period);
+            if (jumped > 0) {
+              skip_below = at + jumped * period;
+              return;
+            }
+          }
+        }
+        const std::size_t cls =
+            static_cast<std::size_t>(sd.grid_col(c.src_tile)) * static_cast<std::size_t>(Qt) +
+            static_cast<std::size_t>(dd.grid_col(c.dst_tile));
+        if (first[cls] < 0) {
+          first[cls] = static_cast<index_t>(loads.size());
+          class_loads(static_cast<int>(cls / static_cast<std::size_t>(Qt)),
+                      static_cast<int>(cls % static_cast<std::size_t>(Qt)), loads);
+          count[cls] = static_cast<index_t>(loads.size()) - first[cls];
+        }
+        const RankLoad* l = loads.data() + first[cls];
+        if (anchor >= 0 && !learnt)
+          for (const RankLoad* x = l; x != l + count[cls]; ++x)
+            period_sums.add(x->rank, checked_mul(c.length, x->elements, "buffer elements"));
+        packer.add(c.src_tile, at, c.length, l, l + count[cls]);
+      });
+      // The tile holding skip_below comes next (the loop's ++k).
+      if (jumped > 0) k += jumped * (period / pattern.dst_tile) - 1;
+    }
   }
 
  private:

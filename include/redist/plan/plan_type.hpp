@@ -27,8 +27,9 @@ class Plan : public PlanHeader {
   /// the planning work, O(tiles per lcm period) with uniform tiles and block-cyclic grids;
   /// 0 on the per-segment path.
   index_t scanned_tiles = 0;
-  /// Column pieces the batch budget walked (Batching::packed_pieces): O(pieces per axis)
-  /// when the budget cuts batches, 0 when a bound settles one batch; per-axis path only.
+  /// Column pieces the batch budget walked (Batching::packed_pieces) when it cuts batches:
+  /// O(pieces per axis), or O(pieces per lcm period) per batch with uniform tiles and
+  /// block-cyclic grids; 0 when a bound settles one batch; per-axis path only.
   index_t packed_pieces = 0;
   /// Messages and families merge_parts visited (plan/plan_parts.hpp), plus its sorting
   /// passes: the merging work, linear in the parts' messages; 0 for a plan of one part.
