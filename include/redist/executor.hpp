@@ -97,8 +97,6 @@ class Executor {
   index_t buffer_bytes() const { return wired_.buffers().bytes(); }
   /// Seconds this rank took to allocate them and make their pages present.
   double buffer_seconds() const { return wired_.buffer_seconds(); }
-  /// Whether messages between ranks of this node go through the shared window.
-  bool shared_window() const { return wired_.transports().shared_window.window() != nullptr; }
   /// Messages this rank sends and receives that travel as `how`.
   std::pair<index_t, index_t> messages(Transport how) const {
     const auto count = [how](const std::vector<Transport>& v) {
