@@ -24,6 +24,7 @@
 
 #include <redist/collective/collectively.hpp>
 #include <redist/detail/agreement.hpp>
+#include <redist/detail/stopwatch.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/executor.hpp>

@@ -5,8 +5,6 @@
 /// PlanOptions::batch_bytes), so reading the three apart tells a plan that costs from
 /// memory that has to be made present (docs/cost-model.md, "Set-up").
 
-#include <chrono>
-
 namespace redist {
 
 /// Seconds on this rank's steady clock.
@@ -23,18 +21,4 @@ struct SetUpTimes {
   double buffers = 0;
 };
 
-namespace detail {
-
-/// Seconds since it was made, on the steady clock.
-class Stopwatch {
- public:
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
-}  // namespace detail
 }  // namespace redist

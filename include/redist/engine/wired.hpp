@@ -33,6 +33,7 @@
 #include <boost/mpi/operations.hpp>
 
 #include <redist/collective/collectively.hpp>
+#include <redist/detail/stopwatch.hpp>
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
@@ -41,7 +42,6 @@
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/node_traffic.hpp>
-#include <redist/set_up_times.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/topology.hpp>
 #include <redist/transform.hpp>

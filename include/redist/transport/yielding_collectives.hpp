@@ -12,7 +12,6 @@
 /// died goes on to the program's next collective, where it would wait forever for a peer
 /// that is stalled or gone.
 
-#include <chrono>
 #include <sstream>
 #include <thread>
 
@@ -21,6 +20,7 @@
 #include <boost/mpi/exception.hpp>
 #include <mpi.h>
 
+#include <redist/detail/stopwatch.hpp>
 #include <redist/error.hpp>
 
 namespace redist::transport {
@@ -32,13 +32,11 @@ namespace redist::transport {
 ///   (a program that catches it ends without another collective, as after redist's own).
 inline void wait_yielding(MPI_Request& r, double timeout_seconds = 0,
                           const char* what = "a request") {
-  const auto start = std::chrono::steady_clock::now();
+  const redist::detail::Stopwatch clock;
   for (int done = 0;;) {
     BOOST_MPI_CHECK_RESULT(MPI_Test, (&r, &done, MPI_STATUS_IGNORE));
     if (done) return;
-    if (timeout_seconds > 0 &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
-            timeout_seconds) {
+    if (timeout_seconds > 0 && clock.seconds() > timeout_seconds) {
       std::ostringstream os;
       os << "redist: " << what << " did not complete in " << timeout_seconds
          << " s (ExecutionOptions::progress_timeout_seconds, REDIST_PROGRESS_TIMEOUT)";
