@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Set-up and move of redist-run builds side by side: each case runs with every build in
 turn, round after round, so that all builds see the same load. Per run: the set-up
-("plan_time_s": the Redistributor's construction), the copy programs' size
+("plan_time_s": the Redistributor's construction; with "set_up_s", from builds that report
+it, its planning and the wiring's buffers apart), the copy programs' size
 ("schedule_bytes", max over ranks), the moves and the verification, and the largest
 peak RSS of any rank (GNU time around every rank: matrices, MPI and plan together).
 
@@ -62,8 +63,8 @@ def main():
     a = ap.parse_args()
     builds = [b.split("=", 1) for b in a.build]
     rows = []
-    print(f"{'case':<22} {'n':>6} {'build':<12} {'set-up s':>9} {'sched MB':>9} "
-          f"{'move s':>9} {'peak MB':>8}")
+    print(f"{'case':<22} {'n':>6} {'build':<12} {'set-up s':>9} {'plan s':>8} {'buffers s':>9} "
+          f"{'sched MB':>9} {'move s':>9} {'peak MB':>8}")
     for rnd in range(a.rounds):
         for name, src, dst in a.case:
             for n in a.sizes:
@@ -72,6 +73,7 @@ def main():
                     r, rss = run_one(path, a.np, s, d, a.repeat, a.extra.split())
                     row = {"round": rnd, "case": name, "n": n, "build": build, "src": s,
                            "dst": d, "plan_time_s": r["plan_time_s"],
+                           "set_up_s": r.get("set_up_s"),
                            "schedule_bytes": max(r["schedule_bytes"]),
                            "buffer_bytes": max(r["buffer_bytes"]),
                            "times_s": r["time_s"]["all"], "median_s": r["time_s"]["median"],
@@ -79,7 +81,10 @@ def main():
                            "mismatches": r["mismatches"],
                            "loadavg": os.getloadavg()[0]}
                     rows.append(row)
+                    parts = row["set_up_s"] or {}
                     print(f"{name:<22} {n:>6} {build:<12} {row['plan_time_s']:>9.4f} "
+                          f"{parts.get('plan', float('nan')):>8.4f} "
+                          f"{parts.get('buffers', float('nan')):>9.4f} "
                           f"{row['schedule_bytes'] / 1e6:>9.2f} {row['median_s']:>9.4f} "
                           f"{row['peak_rss_bytes'] / 1e6:>8.1f}", flush=True)
     with open(a.json, "w") as f:
