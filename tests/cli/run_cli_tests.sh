@@ -102,6 +102,10 @@ assert sum(j["bytes"]["recv"]) + sum(j["bytes"]["local"]) == j.get("count", 1) *
 assert j["time_s"]["min"] <= j["time_s"]["median"]
 for k in ("src", "dst", "type", "batch", "plan_time_s", "bandwidth"):
     assert k in j, k
+# The construction's parts (each the slowest rank's): on every rank buffers <= wiring and
+# each part <= that rank's whole construction.
+s = j["set_up_s"]
+assert 0 <= s["buffers"] <= s["wiring"] <= j["plan_time_s"] and 0 < s["plan"] <= j["plan_time_s"], s
 # The plan's own memory beside the buffers, per rank.
 for k in ("buffer_bytes", "plan_bytes", "schedule_bytes"):
     assert len(j[k]) == np and all(isinstance(b, int) and b >= 0 for b in j[k]), k
