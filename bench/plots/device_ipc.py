@@ -5,8 +5,9 @@ data paths side by side (bench/redist-device-bench.cpp): staged through host mem
 place were re-cut whole), device IPC whole, against the single-copy bound of the same run.
 Prints the table of bench/README.md's "Device IPC" section; with --plots writes
 DIR/device_ipc.png (gnuplot, log scale)."""
-import json, os, subprocess, sys, tempfile
+import json, os, sys
 
+from gnuplot_rows import plot_rows
 from pool_args import plots_option
 
 args, plots = plots_option(sys.argv[1:])
@@ -27,10 +28,8 @@ for k, c in enumerate(ipc["cases"]):
 print(f"B_d2d {ipc['b_d2d'] * 1e-9:.0f} GB/s per rank with 2 ranks copying; "
       f"B_d2h {ipc['b_d2h'] * 1e-9:.1f}, B_h2d {ipc['b_h2d'] * 1e-9:.1f} GB/s")
 if plots:
-    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
-        for r in rows:
-            f.write(" ".join(str(x) for x in r) + "\n")
-    script = f"""
+    def script(data_file):
+        return f"""
 set terminal pngcairo size 900,480
 set output '{os.path.join(plots, 'device_ipc.png')}'
 set title 'Cases a-d, 2 ranks on one H200: median move time by data path'
@@ -40,8 +39,7 @@ set style fill solid border -1
 set logscale y
 set ylabel 'seconds (log)'
 set key top right
-plot '{f.name}' using 2:xtic(1) title 'staged (host, MPI)', '' using 3 title 'device IPC, 2 MiB chunks', \\
+plot '{data_file}' using 2:xtic(1) title 'staged (host, MPI)', '' using 3 title 'device IPC, 2 MiB chunks', \\
      '' using 4 title 'device IPC, whole messages', '' using 5 title 'single-copy bound'
 """
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.unlink(f.name)
+    plot_rows(rows, script)

@@ -5,8 +5,9 @@ launch bounds ("final"), one H200: each case's median move time as a percentage 
 run's bound (1 rank: both matrices once through B_d2d; 2 ranks: the single-copy bound of
 that leg's anchor, time-sliced or under MPS). Prints the table of bench/README.md's
 "Device copies" sections; with --plots writes DIR/device_kernel.png."""
-import json, os, subprocess, sys, tempfile
+import json, os, sys
 
+from gnuplot_rows import plot_rows
 from pool_args import plots_option
 
 args, plots = plots_option(sys.argv[1:])
@@ -35,12 +36,11 @@ for k, c in enumerate(data[0][1]["cases"]):
 for label, d, _ in data:
     print(f"{label}: B_d2d {d['b_d2d'] * 1e-9:.0f} GB/s per rank")
 if plots:
-    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
-        for r in rows:
-            f.write(" ".join(str(x) for x in r) + "\n")
-    titles = ", ".join(f"'' using {k + 2} title '{label}'" if k else
-                       f"'{f.name}' using 2:xtic(1) title '{label}'" for k, (label, _, _) in enumerate(data))
-    script = f"""
+    def script(data_file):
+        titles = ", ".join(f"'' using {k + 2} title '{label}'" if k else
+                           f"'{data_file}' using 2:xtic(1) title '{label}'"
+                           for k, (label, _, _) in enumerate(data))
+        return f"""
 set terminal pngcairo size 960,480
 set output '{os.path.join(plots, 'device_kernel.png')}'
 set title 'Cases a-d on one H200: move time as % of its bound (higher is better)'
@@ -52,5 +52,4 @@ set ylabel '% of bound'
 set key top right font ',9'
 plot {titles}
 """
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.unlink(f.name)
+    plot_rows(rows, script)

@@ -5,8 +5,9 @@
 (allocated, pages made present), each the slowest rank's, as ranges over the rounds per case
 and size. Prints the table of bench/README.md's "Set-up, part by part"; with --plots writes
 DIR/set_up_parts.png (gnuplot, medians, log scale)."""
-import json, os, statistics, subprocess, sys, tempfile
+import json, os, statistics, sys
 
+from gnuplot_rows import plot_rows
 from pool_args import plots_option
 
 args, plots = plots_option(sys.argv[1:])
@@ -37,10 +38,8 @@ for (case, n), runs in groups.items():
     med = [statistics.median(x[k] for x in runs) * 1e3 for k in ("plan", "wiring", "buffers")]
     lines.append((f'"{case} {n}"', *med))
 if plots:
-    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
-        for line in lines:
-            f.write(" ".join(str(x) for x in line) + "\n")
-    script = f"""
+    def script(data_file):
+        return f"""
 set terminal pngcairo size 1000,480
 set output '{os.path.join(plots, 'set_up_parts.png')}'
 set title 'Set-up part by part, 2 ranks, 1x2 -> 2x1, ScaLAPACK storage (medians, slowest rank)'
@@ -51,8 +50,7 @@ set logscale y
 set ylabel 'milliseconds (log)'
 set xtics rotate by -20
 set key top left
-plot '{f.name}' using 2:xtic(1) title 'planning', '' using 3 title 'wiring without buffers', \\
+plot '{data_file}' using 2:xtic(1) title 'planning', '' using 3 title 'wiring without buffers', \\
      '' using 4 title 'buffers (allocated, pages present)'
 """
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-    os.unlink(f.name)
+    plot_rows(lines, script)
