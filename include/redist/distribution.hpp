@@ -19,6 +19,8 @@
 /// | OwnersInRange           | `D::owners_in_range == true` | owner(t) is in [0, ranks()) by |
 /// |                         |                              | construction: planning skips   |
 /// |                         |                              | its per-tile owner range check |
+/// | (run-time form)         | `d.owners_known_in_range()`  | the same, known per value      |
+/// |                         |                              | (owners_in_range(d))           |
 /// | GridDistribution        | `d.grid()`, `d.grid_row(m)`, | owner(m,n) is a function of    |
 /// |                         | `d.grid_col(n)`,             | (grid_row(m), grid_col(n)):    |
 /// |                         | `d.rank_of(GridCoord)`       | ScaLAPACK storage needs it     |
@@ -71,6 +73,23 @@ template <class D>
 concept OwnersInRange = Distribution<D> && requires {
   requires D::owners_in_range;
 };
+
+/// Whether every owner of d is in [0, ranks()): OwnersInRange, or, for a distribution that
+/// knows it only at run time (a view of any distribution, views/distribution_view.hpp),
+/// what its `owners_known_in_range()` says. The planner skips its per-tile owner checks
+/// where it is true.
+template <Distribution D>
+constexpr bool owners_in_range(const D& d) {
+  if constexpr (OwnersInRange<D>) {
+    return true;
+  } else if constexpr (requires {
+                         { d.owners_known_in_range() } -> std::same_as<bool>;
+                       }) {
+    return d.owners_known_in_range();
+  } else {
+    return false;
+  }
+}
 
 /// A distribution whose owner depends on a grid row chosen by m and a grid column
 /// chosen by n: owner(m, n) == rank_of({grid_row(m), grid_col(n)}).

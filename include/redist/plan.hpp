@@ -46,27 +46,18 @@
 #include <redist/plan/plan_type.hpp>
 #include <redist/plan/tile_plan.hpp>
 #include <redist/region.hpp>
+#include <redist/views/layout_view.hpp>
 
 namespace redist {
 
-/// Plans rank `rank`'s part of moving region `r` from `src` to `dst` among `comm_size`
-/// ranks, as block families. Same inputs, checks and errors as make_reference_plan (the same
-/// functions run), same statistics; the families move exactly make_reference_plan's segments.
-/// Cost: O(pieces per axis + families) when both distributions are grids, at compile time
-/// or by their values (plan/grid_view.hpp), per lcm period instead of per axis with uniform
-/// tiles and block-cyclic grids; else that of make_reference_plan;
-/// plus, when some rank's region elements exceed max_buffer_bytes, the budget's pass over
-/// the column pieces (plan/batch_budget.hpp).
-/// @throws region_error if r does not fit; distribution_error if a distribution uses
-/// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
-/// options, a rank outside [0, comm_size), or a max_buffer_bytes below the feasible
-/// minimum (the same message on every rank, before any owner check).
-/// @post stats == make_reference_plan(src, dst, r, rank, comm_size, options).stats but for
-/// plan_bytes (this plan's memory_bytes()); for every (peer, batch) both ends list the same
-/// families, in the same order, at the same buffer offsets (block_family.hpp).
+namespace detail {
+
+/// make_plan for layouts of any type; make_plan gives it the layouts' views
+/// (views/layout_view.hpp), so a program compiles it once. Not inline: a program that links
+/// the compiled engine (docs/build-speed.md) takes it from there.
 template <class SrcLayout, class DstLayout>
-Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
-               PlanOptions options = {}) {
+Plan plan_layouts(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
+                  int comm_size, PlanOptions options) {
   using SD = typename SrcLayout::distribution_type;
   using DD = typename DstLayout::distribution_type;
   detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
@@ -98,5 +89,36 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
   plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
   return plan;
 }
+
+}  // namespace detail
+
+/// Plans rank `rank`'s part of moving region `r` from `src` to `dst` among `comm_size`
+/// ranks, as block families. Same inputs, checks and errors as make_reference_plan (the same
+/// functions run), same statistics; the families move exactly make_reference_plan's segments.
+/// Cost: O(pieces per axis + families) when both distributions are grids, at compile time
+/// or by their values (plan/grid_view.hpp), per lcm period instead of per axis with uniform
+/// tiles and block-cyclic grids; else that of make_reference_plan;
+/// plus, when some rank's region elements exceed max_buffer_bytes, the budget's pass over
+/// the column pieces (plan/batch_budget.hpp).
+/// @throws region_error if r does not fit; distribution_error if a distribution uses
+/// more ranks than comm_size or returns an owner outside it; invalid_argument for bad
+/// options, a rank outside [0, comm_size), or a max_buffer_bytes below the feasible
+/// minimum (the same message on every rank, before any owner check).
+/// @post stats == make_reference_plan(src, dst, r, rank, comm_size, options).stats but for
+/// plan_bytes (this plan's memory_bytes()); for every (peer, batch) both ends list the same
+/// families, in the same order, at the same buffer offsets (block_family.hpp).
+template <class SrcLayout, class DstLayout>
+Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               PlanOptions options = {}) {
+  return detail::plan_layouts(layout_view(src), layout_view(dst), r, rank, comm_size, options);
+}
+
+#if defined(REDIST_COMPILED_ENGINE)
+// Compiled once, in redist::engine (compiled/planner.cpp; compiled_engine.hpp).
+namespace detail {
+extern template Plan plan_layouts<LayoutView, LayoutView>(const LayoutView&, const LayoutView&,
+                                                          const Region&, int, int, PlanOptions);
+}  // namespace detail
+#endif
 
 }  // namespace redist

@@ -83,8 +83,6 @@ void plan_grid_batches(Plan& plan, const SrcLayout& src, const DstLayout& dst, c
 template <class SrcLayout, class DstLayout>
 void check_grid_owners(const SrcLayout& src, const DstLayout& dst, const AxisGroups& rows,
                        const AxisGroups& cols, const GridCoords& g, int rank, int comm_size) {
-  using SD = typename SrcLayout::distribution_type;
-  using DD = typename DstLayout::distribution_type;
   const TileBox dst_box{{rows.dst_begin(), cols.dst_begin()}, {rows.dst_end(), cols.dst_end()}};
   const TileBox src_box{{rows.src_begin(), cols.src_begin()}, {rows.src_end(), cols.src_end()}};
   check_owner_share(src, src_box, rank, comm_size, "src");
@@ -94,7 +92,7 @@ void check_grid_owners(const SrcLayout& src, const DstLayout& dst, const AxisGro
     const auto [c0, c1] = cols.groups_of(q, qt);
     return r0 < r1 && c0 < c1;
   };
-  if constexpr (!OwnersInRange<SD>) {
+  if (!owners_in_range(src.distribution())) {
     for (int qt = 0; qt < g.Qt; ++qt)
       for (const int pt : g.dst_rows_of_col[static_cast<std::size_t>(qt)])
         for (int q = 0; q < g.Qs; ++q)
@@ -103,7 +101,7 @@ void check_grid_owners(const SrcLayout& src, const DstLayout& dst, const AxisGro
               check_owner(static_cast<int>(src.distribution().rank_of(GridCoord{p, q})), comm_size,
                           "src", TileIndex{rows.first_src_tile(p), cols.first_src_tile(q)});
   }
-  if constexpr (!OwnersInRange<DD>) {
+  if (!owners_in_range(dst.distribution())) {
     for (int q = 0; q < g.Qs; ++q)
       for (const int p : g.src_rows_of_col[static_cast<std::size_t>(q)])
         for (int qt = 0; qt < g.Qt; ++qt)

@@ -37,7 +37,7 @@ inline void check_owner(int owner, int comm_size, const char* side, TileIndex t)
 template <class L>
 void check_owner_share(const L& layout, const TileBox& box, int rank, int comm_size,
                        const char* side) {
-  if constexpr (!OwnersInRange<typename L::distribution_type>) {
+  if (!owners_in_range(layout.distribution())) {
     const index_t rows = box.end.m - box.begin.m;
     for (index_t k = rank; k < box.size(); k += comm_size) {
       const TileIndex t{box.begin.m + k % rows, box.begin.n + k / rows};

@@ -177,6 +177,12 @@ void mask_plan(Plan& plan, const SrcLayout& src, const DstLayout& dst, const Reg
   });
 }
 
+#if defined(REDIST_COMPILED_ENGINE)
+// Compiled once, in redist::engine (compiled/planner.cpp; compiled_engine.hpp).
+extern template void mask_plan<LayoutView, LayoutView>(Plan&, const LayoutView&, const LayoutView&,
+                                                       const Region&, const Triangle&);
+#endif
+
 }  // namespace redist::detail
 
 namespace redist {
@@ -187,9 +193,10 @@ namespace redist {
 template <class SrcLayout, class DstLayout>
 Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
                PlanOptions options, const Triangle& triangle) {
-  Plan plan = make_plan(src, dst, r, rank, comm_size, options);
+  const LayoutView s = layout_view(src), d = layout_view(dst);
+  Plan plan = detail::plan_layouts(s, d, r, rank, comm_size, options);
   if (triangle.masks()) {
-    detail::mask_plan(plan, src, dst, r, triangle);
+    detail::mask_plan(plan, s, d, r, triangle);
     plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());  // new families
   }
   return plan;
