@@ -39,6 +39,9 @@ using namespace redist;
 using test::Rng;
 using Shape = Tiling<IrregularAxis, IrregularAxis>;
 using L = Layout<Shape, BlockCyclic>;
+/// Matrices as the engine binds them (views/matrix_view.hpp), and their sides.
+using View = MatrixView<double, Kokkos::HostSpace>;
+using Side = engine::MatrixSide<double, Kokkos::HostSpace>;
 
 /// An axis of `extent` elements cut in tiles of `tile` (the last one partial).
 IrregularAxis uniform_axis(index_t extent, index_t tile) {
@@ -107,11 +110,11 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   // As an engine does (engine/matrix_sides.hpp): messages laid flat between tile-stored
   // sides unless tiles are small and some rank's separate; then stacked, and tiles that
   // separate bind per axis.
-  using Sides = engine::MatrixSides<double, SrcM, DstM>;
+  using Sides = engine::MatrixSides<double, Kokkos::HostSpace>;
   int bits = 0;  // the engine's all-reduce, over the simulated ranks
   for (int r = 0; r < np; ++r)
-    bits |= Sides::Agreed::here(plans[r], {&a[r]}, {&b[r]}, false).bits();
-  const bool flat = Sides::lays_flat({&a[0]}, {&b[0]}, Sides::Agreed::from_bits(bits));
+    bits |= Sides::Agreed::here(plans[r], {View(a[r])}, {View(b[r])}, false).bits();
+  const bool flat = Sides::lays_flat({View(a[0])}, {View(b[0])}, Sides::Agreed::from_bits(bits));
   const bool separate = !flat;
   totals.stacked += !flat;
   const Kokkos::DefaultHostExecutionSpace exec;
@@ -126,7 +129,8 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     const Plan& p = plans[r];
     const TaskGraph& g = graphs[r];
-    const engine::MatrixSide<double, SrcM> side(a[r], true, false, separate);
+    const View av(a[r]);
+    const Side side(av, true, false, separate);
     auto& out = buffers[static_cast<std::size_t>(r)];
     for (const Message& m : p.send.messages)
       out.emplace_back(static_cast<std::size_t>(m.elements), unset);
@@ -149,7 +153,8 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
   for (int r = 0; r < np; ++r) {
     const Plan& p = plans[r];
     const TaskGraph& g = graphs[r];
-    const engine::MatrixSide<double, DstM> side(b[r], false, false, separate);
+    const View bv(b[r]);
+    const Side side(bv, false, false, separate);
     CopyPool<double> pool;
     std::vector<index_t> rel;
     engine::SharedRuns shared(reading == Reading::in_place_device);
@@ -157,8 +162,8 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
       const Message& m = p.recv.messages[ch.message];
       if (reading != Reading::buffers) {
         // The sender's segments, as it describes them: in for_each_slice_segment's order.
-        const engine::MatrixSide<double, SrcM> sender(a[static_cast<std::size_t>(m.peer)], true,
-                                                      false, separate);
+        const View peer(a[static_cast<std::size_t>(m.peer)]);
+        const Side sender(peer, true, false, separate);
         std::vector<engine::Address<double>> described;
         for (std::size_t k = ch.first; k < ch.end; ++k)
           engine::for_each_slice_segment(p, p.recv, g.recv.slices[k],
@@ -191,7 +196,8 @@ void move_all(const L& src, const L& dst, const Region& region, int np, const Pl
     CopyPool<double> local;
     std::vector<index_t> none;
     engine::SharedRuns local_runs;
-    const engine::MatrixSide<double, SrcM> from(a[r], true, false, separate);
+    const View av(a[r]);
+    const Side from(av, true, false, separate);
     for (const Slice& s : g.local.slices)
       engine::bind_slice(p, p.local, s, from, side, local, none, local_runs);
     CHECK(none.empty());
@@ -295,7 +301,7 @@ TEST_CASE("bind_slice: tiles of 64 to 289 elements whose rows cut each other are
   // 8 -> 9 on 1 x 2 -> 2 x 1 stacks; 8 -> 8 does not. Transposed, op(A)'s rows are A's
   // columns: 8 x 9 source tiles meet 9 x 9 target tiles whole.
   using M = TiledMatrix<double, L, P>;
-  using Sides = engine::MatrixSides<double, M, M>;
+  using Sides = engine::MatrixSides<double, Kokkos::HostSpace>;
   const auto cut = [](index_t src_mb, index_t src_nb, index_t dst_tile, bool transposed) {
     const L src{Shape{uniform_axis(72, src_mb), uniform_axis(72, src_nb)}, BlockCyclic(1, 2)};
     const L dst{Shape{uniform_axis(72, dst_tile), uniform_axis(72, dst_tile)}, BlockCyclic(2, 1)};
@@ -304,7 +310,7 @@ TEST_CASE("bind_slice: tiles of 64 to 289 elements whose rows cut each other are
     const Region whole = Region::whole({72, 72});
     const Plan p = transposed ? make_plan(redist::transposed(src), dst, whole, 0, 2)
                               : make_plan(src, dst, whole, 0, 2);
-    return Sides::cuts_rows(p, {&a}, {&b}, transposed);
+    return Sides::cuts_rows(p, {View(a)}, {View(b)}, transposed);
   };
   CHECK(cut(8, 8, 9, false));
   CHECK(cut(12, 12, 16, false));
@@ -337,7 +343,8 @@ CopyPool<double> bind_one_by_one_sends(const PlanOptions& o, std::size_t& messag
   messages = p.send.messages.size();
   const TaskGraph g = make_task_graph(p, 64);
   TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0);
-  const engine::MatrixSide<double, decltype(a)> side(a, true);
+  const View av(a);
+  const Side side(av, true);
   CopyPool<double> pool;
   std::vector<index_t> rel;
   engine::SharedRuns shared;
@@ -395,7 +402,8 @@ TEST_CASE("bind_slice: a source tile column piece's segments are one copy, one r
   const Plan p = make_plan(src, dst, region, 0, 2);
   const TaskGraph g = make_task_graph(p, index_t{1} << 20);
   TiledMatrix<double, L, TilePerAllocation<>> a(src, {}, 0);
-  const engine::MatrixSide<double, decltype(a)> side(a, true);
+  const View av(a);
+  const Side side(av, true);
   CopyPool<double> pool;
   std::vector<index_t> rel;
   engine::SharedRuns shared;
@@ -430,8 +438,9 @@ TEST_CASE("bind_slice: one row layout on both sides: in target order a column is
   const TaskGraph g = make_task_graph(p, index_t{1} << 20);
   TiledMatrix<double, L, ScalapackColumnMajor<>> a(src, {}, 0), b(dst, {}, 0);
   fill(src, a);
-  const engine::MatrixSide<double, decltype(a)> from(a, true);
-  const engine::MatrixSide<double, decltype(b)> to(b, false);
+  const View av(a), bv(b);
+  const Side from(av, true);
+  const Side to(bv, false);
   for (const bool target_order : {true, false}) {
     CAPTURE(target_order);
     b.for_each_element([](ElementIndex, double& v) { v = unset; });

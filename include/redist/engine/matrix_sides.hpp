@@ -16,6 +16,7 @@
 #include <redist/placement.hpp>
 #include <redist/plan.hpp>
 #include <redist/tile_shape.hpp>
+#include <redist/views/matrix_view.hpp>
 
 namespace redist::engine {
 
@@ -26,21 +27,23 @@ using Address = std::pair<const T*, index_t>;
 /// One side of a copy: a matrix's tiles (as the source or as the target of the pieces),
 /// or a message buffer. A transposed source (transform.hpp) is addressed by pieces of
 /// op(A): a row piece is a piece of A's columns, a column piece one of A's rows.
-template <class T, class Matrix>
+template <class T, class MemorySpace>
 class MatrixSide {
  public:
+  using Matrix = MatrixView<T, MemorySpace>;
+
   /// `separate_tiles`: tiles that separate (StorageMap::separation) bind per axis too;
   /// only where messages are not laid flat (MatrixSides), whose layout needs a copy per
-  /// segment.
+  /// segment. @pre m outlives the side.
   MatrixSide(const Matrix& m, bool source, bool transposed = false, bool separate_tiles = false)
       : matrix_(&m), source_(source), transposed_(transposed) {
-    if constexpr (stores_local_matrix<typename Matrix::placement_type>)
+    if (m.placement_stores_local_matrix())
       local_ = m.storage().local_matrix();
     else if (separate_tiles)
       local_ = m.storage().separation();
-    if (local_ && !m.allocations().empty())
-      base_ = m.allocations()[static_cast<std::size_t>(local_->allocation)].data();
+    if (local_ && m.has_allocations()) base_ = m.allocation(local_->allocation);
   }
+  MatrixSide(const Matrix&&, bool, bool = false, bool = false) = delete;  // it keeps a pointer
   bool separable() const { return local_ != nullptr; }
   bool transposed() const { return transposed_; }
   /// Separable sides: base, row part of row piece p, column part of column piece p, ld,
@@ -67,8 +70,7 @@ class MatrixSide {
                                                            : TileIndex{tile(r), tile(c)});
     const index_t in_tile =
         transposed_ ? offset(c) + offset(r) * s.ld : offset(r) + offset(c) * s.ld;
-    return {matrix_->allocations()[static_cast<std::size_t>(s.allocation)].data(),
-            s.offset + in_tile, s.ld, local_ ? 0 : s.offset};
+    return {matrix_->allocation(s.allocation), s.offset + in_tile, s.ld, local_ ? 0 : s.offset};
   }
 
  private:
@@ -128,10 +130,12 @@ inline constexpr index_t flat_cut_tile_elements = 300;
 /// flat_cut_tile_elements where some rank's rows are cut) and some rank's tiles separate.
 /// Every rank derives it alike, from the types, the layouts' tile shapes and the flags in
 /// `Agreed` (ors over the ranks of separates_here() and cuts_rows()).
-template <class T, class SrcMatrix, class DstMatrix>
+template <class T, class MemorySpace>
 struct MatrixSides {
-  std::vector<MatrixSide<T, SrcMatrix>> src;
-  std::vector<MatrixSide<T, DstMatrix>> dst;
+  using Matrix = MatrixView<T, MemorySpace>;
+  using Matrices = std::vector<Matrix>;
+  std::vector<MatrixSide<T, MemorySpace>> src;
+  std::vector<MatrixSide<T, MemorySpace>> dst;
   bool flat = false;
 
   /// What the ranks agreed on: the or over the ranks of each rank's `here()`, carried as
@@ -141,8 +145,8 @@ struct MatrixSides {
     bool rows_cut_somewhere = false;  ///< or of cuts_rows()
 
     /// This rank's flags.
-    static Agreed here(const Plan& plan, const std::vector<const SrcMatrix*>& srcs,
-                       const std::vector<DstMatrix*>& dsts, bool transposed) {
+    static Agreed here(const Plan& plan, const Matrices& srcs, const Matrices& dsts,
+                       bool transposed) {
       return {separates_here(srcs, dsts), cuts_rows(plan, srcs, dsts, transposed)};
     }
     int bits() const { return (separate_somewhere ? 1 : 0) | (rows_cut_somewhere ? 2 : 0); }
@@ -150,40 +154,39 @@ struct MatrixSides {
   };
 
   /// @pre one source and one target per part, the same layouts on every rank, and the
-  /// same `agreed`.
-  MatrixSides(const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
-              bool transposed, Agreed agreed)
+  /// same `agreed`; srcs and dsts outlive the sides.
+  MatrixSides(const Matrices& srcs, const Matrices& dsts, bool transposed, Agreed agreed)
       : flat(lays_flat(srcs, dsts, agreed)) {
     src.reserve(srcs.size());
     dst.reserve(dsts.size());
-    for (const SrcMatrix* m : srcs) src.emplace_back(*m, true, transposed, !flat);
-    for (DstMatrix* m : dsts) dst.emplace_back(*m, false, false, !flat);
+    for (const Matrix& m : srcs) src.emplace_back(m, true, transposed, !flat);
+    for (const Matrix& m : dsts) dst.emplace_back(m, false, false, !flat);
   }
   /// Whether messages between these matrices are laid flat (see `flat`).
-  static bool lays_flat(const std::vector<const SrcMatrix*>& srcs,
-                        const std::vector<DstMatrix*>& dsts, Agreed agreed) {
-    if constexpr (stores_local_matrix<typename SrcMatrix::placement_type> ||
-                  stores_local_matrix<typename DstMatrix::placement_type>) {
+  /// A placement that stores a local matrix never lays flat: a property of the types,
+  /// alike on every rank (every part of a move has the same matrix types).
+  static bool lays_flat(const Matrices& srcs, const Matrices& dsts, Agreed agreed) {
+    const auto local = [](const Matrix& m) { return m.placement_stores_local_matrix(); };
+    if (std::any_of(srcs.begin(), srcs.end(), local) ||
+        std::any_of(dsts.begin(), dsts.end(), local))
       return false;
-    } else {
-      const index_t least = agreed.rows_cut_somewhere ? flat_cut_tile_elements : flat_tile_elements;
-      const auto large = [least](const auto* m) {
-        const auto& shape = m->layout().shape();
-        if (tile_counts(shape).rows == 0 || tile_counts(shape).cols == 0) return true;
-        const Extents e = tile_extents(shape, TileIndex{0, 0});
-        return e.rows * e.cols >= least;
-      };
-      return !agreed.separate_somewhere || (std::all_of(srcs.begin(), srcs.end(), large) &&
-                                            std::all_of(dsts.begin(), dsts.end(), large));
-    }
+    const index_t least = agreed.rows_cut_somewhere ? flat_cut_tile_elements : flat_tile_elements;
+    const auto large = [least](const Matrix& m) {
+      const ShapeView& shape = m.shape();
+      if (tile_counts(shape).rows == 0 || tile_counts(shape).cols == 0) return true;
+      const Extents e = tile_extents(shape, TileIndex{0, 0});
+      return e.rows * e.cols >= least;
+    };
+    return !agreed.separate_somewhere || (std::all_of(srcs.begin(), srcs.end(), large) &&
+                                          std::all_of(dsts.begin(), dsts.end(), large));
   }
   /// Whether the source's and the target's tile rows cut each other in most of this
   /// rank's message elements: row pieces shorter than their source or target tile, as
   /// in 8 -> 9 (transposed: the source's tile columns and the target's tile rows). Looked
   /// at only where it changes the layout. A row group's first member stands for the
   /// group: its members share offsets and length.
-  static bool cuts_rows(const Plan& plan, const std::vector<const SrcMatrix*>& srcs,
-                        const std::vector<DstMatrix*>& dsts, bool transposed) {
+  static bool cuts_rows(const Plan& plan, const Matrices& srcs, const Matrices& dsts,
+                        bool transposed) {
     if (lays_flat(srcs, dsts, {true, false}) == lays_flat(srcs, dsts, {true, true})) return false;
     index_t whole = 0, all = 0;
     for (const FamilyList* list : {&plan.send, &plan.recv})
@@ -193,10 +196,10 @@ struct MatrixSides {
         const index_t elements = rows.elements() * plan.cols(f).elements();
         const Piece p = rows.member(0);
         const auto part = static_cast<std::size_t>(f.part);
-        const auto& src = srcs[part]->layout().shape();  // the plan's rows: op(A)'s
+        const ShapeView& src = srcs[part].shape();  // the plan's rows: op(A)'s
         const index_t src_rows =
             transposed ? src.cols().size(p.src_tile) : src.rows().size(p.src_tile);
-        const index_t dst_rows = dsts[part]->layout().shape().rows().size(p.dst_tile);
+        const index_t dst_rows = dsts[part].shape().rows().size(p.dst_tile);
         all += elements;
         if (p.src_offset == 0 && p.dst_offset == 0 && p.length == src_rows && p.length == dst_rows)
           whole += elements;
@@ -205,10 +208,9 @@ struct MatrixSides {
   }
   /// Whether some matrix of this rank stores more than one tile in a separable way
   /// (StorageMap::separation; a single tile always separates and gains nothing).
-  static bool separates_here(const std::vector<const SrcMatrix*>& srcs,
-                             const std::vector<DstMatrix*>& dsts) {
-    const auto separates = [](const auto* m) {
-      const LocalMatrix* l = m->storage().separation();
+  static bool separates_here(const Matrices& srcs, const Matrices& dsts) {
+    const auto separates = [](const Matrix& m) {
+      const LocalMatrix* l = m.storage().separation();
       return l != nullptr && l->tiles() > 1;
     };
     return std::any_of(srcs.begin(), srcs.end(), separates) ||
