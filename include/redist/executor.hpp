@@ -37,6 +37,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/exception.hpp>
 
+#include <redist/compiled_engine.hpp>
 #include <redist/copy/host_primitives.hpp>
 #include <redist/engine/schedule_walk.hpp>
 #include <redist/engine/wired.hpp>
@@ -45,6 +46,7 @@
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
 #include <redist/transform.hpp>
+#include <redist/views/matrix_view.hpp>
 
 namespace redist {
 
@@ -75,6 +77,14 @@ class Executor {
   template <class SrcMatrix, class DstMatrix>
   Executor(Plan plan, const std::vector<const SrcMatrix*>& srcs,
            const std::vector<DstMatrix*>& dsts, boost::mpi::communicator comm,
+           ExecutionOptions options = {}, Transform<T> transform = {})
+      : Executor(std::move(plan), matrix_views<T, MemorySpace>(srcs),
+                 matrix_views<T, MemorySpace>(dsts), std::move(comm), options, transform) {}
+
+  /// The same, on the matrices' views (views/matrix_view.hpp): what the constructors above
+  /// call, so the engine is compiled once per element type and memory space.
+  Executor(Plan plan, const std::vector<MatrixView<T, MemorySpace>>& srcs,
+           const std::vector<MatrixView<T, MemorySpace>>& dsts, boost::mpi::communicator comm,
            ExecutionOptions options = {}, Transform<T> transform = {})
       : wired_(std::move(plan), srcs, dsts, std::move(comm), options, transform) {}
 
@@ -121,53 +131,17 @@ class Executor {
   /// read in place are announced) and packs and sends the first chunk of each of its
   /// messages (at least a chunk's worth of copying, local copies where nothing is sent);
   /// returns. The rest is done by test() and wait(). @pre no execution in progress.
-  void start(const execution_space& exec = execution_space{}) {
-    if (running_) throw error("redist: start() called while an execution is in progress");
-    wired_.use(exec);
-    running_ = true;
-    next_post_.assign(graph_.send.begin.begin(), graph_.send.begin.end() - 1);
-    packed_.assign(graph_.send.chunks.size(), 0);
-    recv_left_.clear();
-    for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
-      recv_left_.push_back(graph_.recv.begin[m + 1] - graph_.recv.begin[m]);
-    requests_.clear();
-    walk_.reset(graph_, schedule_);
-    transports_.for_each([](auto& t) { t.begin(); });
-    index_t first = 0;  // the first chunk of each message of batch 0 that is packed
-    for (std::size_t m = 0; m < plan_.send.messages.size(); ++m)
-      if (plan_.send.messages[m].batch == 0 && !reads_in_place(graph_.send_transport[m]) &&
-          graph_.send.begin[m] < graph_.send.begin[m + 1])
-        first += graph_.send.chunks[graph_.send.begin[m]].elements;
-    progress(std::max(first, chunk_elements()), false);
-  }
+  void start(const execution_space& exec = execution_space{});
 
   /// Advances the execution without blocking: hands MPI what it needs to progress,
   /// handles what arrived, and runs ready tasks (packs, unpacks, local copies) until
   /// about `chunks` chunks' worth has been copied (the last copy begun may go over; 0:
   /// no copying, only messages). The next batch opens only once the sends of the last one
   /// are done. Returns true when the execution is complete (wait() then returns at once).
-  bool test(std::size_t chunks = test_chunks) {
-    if (!running_) return true;
-    const index_t budget = static_cast<index_t>(chunks) * chunk_elements();
-    progress(budget, false);
-    if (walk_.left() == 0 && requests_.test_sends()) finish();
-    return !running_;
-  }
+  bool test(std::size_t chunks = test_chunks);
 
   /// Completes the execution started by start(): runs what is left, blocking on MPI.
-  void wait() {
-    if (!running_) return;
-    progress(unlimited, true);
-    while (walk_.left() > 0) {
-      if (requests_.empty())
-        throw communication_error("redist: task graph stalled with " +
-                                  std::to_string(walk_.left()) +
-                                  " tasks left and no message outstanding");
-      handle(requests_.wait());
-      progress(unlimited, true);
-    }
-    finish();
-  }
+  void wait();
 
   /// Tasks of the execution in progress not completed yet (0 when none is in progress):
   /// after start(), what test() and wait() still have to do.
@@ -349,4 +323,60 @@ class Executor {
   std::vector<std::size_t> recv_left_;  ///< chunks of each received message not unpacked
 };
 
+// Not inline: a program that links the compiled engine (compiled_engine.hpp) takes the
+// loop from there.
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::start(const execution_space& exec) {
+  if (running_) throw error("redist: start() called while an execution is in progress");
+  wired_.use(exec);
+  running_ = true;
+  next_post_.assign(graph_.send.begin.begin(), graph_.send.begin.end() - 1);
+  packed_.assign(graph_.send.chunks.size(), 0);
+  recv_left_.clear();
+  for (std::size_t m = 0; m < plan_.recv.messages.size(); ++m)
+    recv_left_.push_back(graph_.recv.begin[m + 1] - graph_.recv.begin[m]);
+  requests_.clear();
+  walk_.reset(graph_, schedule_);
+  transports_.for_each([](auto& t) { t.begin(); });
+  index_t first = 0;  // the first chunk of each message of batch 0 that is packed
+  for (std::size_t m = 0; m < plan_.send.messages.size(); ++m)
+    if (plan_.send.messages[m].batch == 0 && !reads_in_place(graph_.send_transport[m]) &&
+        graph_.send.begin[m] < graph_.send.begin[m + 1])
+      first += graph_.send.chunks[graph_.send.begin[m]].elements;
+  progress(std::max(first, chunk_elements()), false);
+}
+
+template <class T, class MemorySpace>
+bool Executor<T, MemorySpace>::test(std::size_t chunks) {
+  if (!running_) return true;
+  const index_t budget = static_cast<index_t>(chunks) * chunk_elements();
+  progress(budget, false);
+  if (walk_.left() == 0 && requests_.test_sends()) finish();
+  return !running_;
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::wait() {
+  if (!running_) return;
+  progress(unlimited, true);
+  while (walk_.left() > 0) {
+    if (requests_.empty())
+      throw communication_error("redist: task graph stalled with " + std::to_string(walk_.left()) +
+                                " tasks left and no message outstanding");
+    handle(requests_.wait());
+    progress(unlimited, true);
+  }
+  finish();
+}
+
 }  // namespace redist
+
+#if defined(REDIST_COMPILED_ENGINE)
+// Compiled once, in redist::engine (compiled_engine.hpp).
+namespace redist {
+#define REDIST_EXTERN_ENGINE(T) REDIST_ENGINE_INSTANCES(extern, T)
+REDIST_COMPILED_ELEMENT_TYPES(REDIST_EXTERN_ENGINE)
+#undef REDIST_EXTERN_ENGINE
+}  // namespace redist
+#endif

@@ -1,7 +1,7 @@
 # Builds and runs a consumer project of redist, the way a user would.
 #   cmake -DSOURCE_DIR= -DBINARY_DIR= -DGENERATOR= -DCXX_COMPILER= -DCONFIG=
 #         -DREDIST_SOURCE_DIR= -DEXPECTED_VERSION= [-DKOKKOS_DIR=] [-DINSTALL_FROM= -DPREFIX=]
-#         -P run.cmake
+#         [-DEXPECT_ENGINE=ON] -P run.cmake
 # With INSTALL_FROM, first installs that build tree into PREFIX (a fresh one) and points the
 # consumer's find_package there.
 function(run)
@@ -20,6 +20,9 @@ set(_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=${CONFIG}
           -DREDIST_EXPECTED_VERSION=${EXPECTED_VERSION})
 if(KOKKOS_DIR)
   list(APPEND _args -DKokkos_DIR=${KOKKOS_DIR})
+endif()
+if(EXPECT_ENGINE)  # the consumer links redist::engine, the compiled engine
+  list(APPEND _args -DREDIST_EXPECT_ENGINE=ON)
 endif()
 if(NOT INSTALL_FROM)
   list(APPEND _args -DREDIST_SOURCE_DIR=${REDIST_SOURCE_DIR})

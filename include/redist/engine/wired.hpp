@@ -63,65 +63,9 @@ class Wired {
   /// layout (transform.hpp). @pre `options` and `transform` agreed by every rank.
   /// @throws on every rank, what one rank's sides or binding threw; communication_error
   /// if MPI fails while setting up the transports.
-  template <class SrcMatrix, class DstMatrix>
-  Wired(Plan plan, const std::vector<const SrcMatrix*>& srcs, const std::vector<DstMatrix*>& dsts,
-        boost::mpi::communicator comm, const ExecutionOptions& options,
-        const Transform<T>& transform)
-      : plan_(std::move(plan)),
-        comm_(std::move(comm)),
-        options_(options),
-        transform_(transform),
-        buffers_(!options.gpu_aware_mpi) {
-    link_.comm = comm_;
-    link_.messages = {&plan_, &graph_};
-    link_.buffers = &buffers_;
-    link_.requests = &requests_;
-    link_.exec = &exec_;
-    link_.max_message_bytes = options_.max_message_bytes;
-    requests_.set_progress_timeout(options_.progress_timeout_seconds);
-    using Sides = MatrixSides<T, SrcMatrix, DstMatrix>;
-    std::optional<Sides> sides;
-    Chunkings chunks;
-    // The nodes (collective the first time on this communicator; the transports and the
-    // step orders use the same map).
-    const NodeMap& nodes = node_map(comm_);
-    const InterNodeSchedule schedule = resolved_schedule(options_.inter_node_schedule, nodes.nodes);
-    const bool steps = schedule != InterNodeSchedule::all_at_once;
-    const std::vector<bool> packet_peers = steps ? other_nodes(nodes) : std::vector<bool>{};
-    const auto chunk_limit = message_chunk_limit(chunk_elements(), packet_peers,
-                                                 std::min(chunk_elements(), packet_elements()));
-    // Small tiles stack their messages only where some rank's tiles separate, and tiles
-    // a little larger where some rank's tile rows are cut (MatrixSides::lays_flat): every
-    // rank must lay them out alike.
-    using Agreed = typename Sides::Agreed;
-    const int here = Agreed::here(plan_, srcs, dsts, transform_.transposes()).bits();
-    const int somewhere = boost::mpi::all_reduce(comm_, here, boost::mpi::bitwise_or<int>());
-    detail::collectively(comm_, [&] {
-      options_.validate();
-      sides.emplace(srcs, dsts, transform_.transposes(), Agreed::from_bits(somewhere));
-      chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
-                cut_chunks(plan_, plan_.recv, chunk_limit),
-                cut_chunks(plan_, plan_.local, local_part_elements())};
-    });
-    // The plan's statistics with the bytes that cross a node's link.
-    plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
-    if (steps) use_step_pieces();
-    transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
-    read_whole_messages(chunks, choice, chunk_limit);
-    graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
-    if (steps) add_step_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes, schedule);
-    attach_transports(choice);
-    detail::collectively(comm_, [&] {
-      copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
-                                            choice.peer_pid, transform_, options_);
-    });
-    schedule_ = compile(graph_);
-    copies_.mirror();
-    // What the plan costs besides the buffers: the plan, and what was compiled from it.
-    plan_.stats.plan_bytes = static_cast<index_t>(plan_.memory_bytes());
-    plan_.stats.schedule_bytes = static_cast<index_t>(
-        graph_.memory_bytes() + schedule_.memory_bytes() + copies_.memory_bytes());
-  }
+  Wired(Plan plan, const std::vector<MatrixView<T, MemorySpace>>& srcs,
+        const std::vector<MatrixView<T, MemorySpace>>& dsts, boost::mpi::communicator comm,
+        const ExecutionOptions& options, const Transform<T>& transform);
 
   Wired(const Wired&) = delete;  // the transports point at its members
   Wired& operator=(const Wired&) = delete;
@@ -248,5 +192,68 @@ class Wired {
   std::string cross_memory_refused_;
   double buffer_seconds_ = 0;
 };
+
+/// Not inline: a program that links the compiled engine (compiled_engine.hpp) takes it
+/// from there.
+template <class T, class MemorySpace>
+Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySpace>>& srcs,
+                             const std::vector<MatrixView<T, MemorySpace>>& dsts,
+                             boost::mpi::communicator comm, const ExecutionOptions& options,
+                             const Transform<T>& transform)
+    : plan_(std::move(plan)),
+      comm_(std::move(comm)),
+      options_(options),
+      transform_(transform),
+      buffers_(!options.gpu_aware_mpi) {
+  link_.comm = comm_;
+  link_.messages = {&plan_, &graph_};
+  link_.buffers = &buffers_;
+  link_.requests = &requests_;
+  link_.exec = &exec_;
+  link_.max_message_bytes = options_.max_message_bytes;
+  requests_.set_progress_timeout(options_.progress_timeout_seconds);
+  using Sides = MatrixSides<T, MemorySpace>;
+  std::optional<Sides> sides;
+  Chunkings chunks;
+  // The nodes (collective the first time on this communicator; the transports and the
+  // step orders use the same map).
+  const NodeMap& nodes = node_map(comm_);
+  const InterNodeSchedule schedule = resolved_schedule(options_.inter_node_schedule, nodes.nodes);
+  const bool steps = schedule != InterNodeSchedule::all_at_once;
+  const std::vector<bool> packet_peers = steps ? other_nodes(nodes) : std::vector<bool>{};
+  const auto chunk_limit = message_chunk_limit(chunk_elements(), packet_peers,
+                                               std::min(chunk_elements(), packet_elements()));
+  // Small tiles stack their messages only where some rank's tiles separate, and tiles
+  // a little larger where some rank's tile rows are cut (MatrixSides::lays_flat): every
+  // rank must lay them out alike.
+  using Agreed = typename Sides::Agreed;
+  const int here = Agreed::here(plan_, srcs, dsts, transform_.transposes()).bits();
+  const int somewhere = boost::mpi::all_reduce(comm_, here, boost::mpi::bitwise_or<int>());
+  detail::collectively(comm_, [&] {
+    options_.validate();
+    sides.emplace(srcs, dsts, transform_.transposes(), Agreed::from_bits(somewhere));
+    chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
+              cut_chunks(plan_, plan_.recv, chunk_limit),
+              cut_chunks(plan_, plan_.local, local_part_elements())};
+  });
+  // The plan's statistics with the bytes that cross a node's link.
+  plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
+  if (steps) use_step_pieces();
+  transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
+  read_whole_messages(chunks, choice, chunk_limit);
+  graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
+  if (steps) add_step_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes, schedule);
+  attach_transports(choice);
+  detail::collectively(comm_, [&] {
+    copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
+                                          choice.peer_pid, transform_, options_);
+  });
+  schedule_ = compile(graph_);
+  copies_.mirror();
+  // What the plan costs besides the buffers: the plan, and what was compiled from it.
+  plan_.stats.plan_bytes = static_cast<index_t>(plan_.memory_bytes());
+  plan_.stats.schedule_bytes = static_cast<index_t>(
+      graph_.memory_bytes() + schedule_.memory_bytes() + copies_.memory_bytes());
+}
 
 }  // namespace redist::engine

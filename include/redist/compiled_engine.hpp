@@ -1,0 +1,26 @@
+#pragma once
+/// @file compiled_engine.hpp
+/// The compiled engine (opt-in, docs/build-speed.md): the planner on layout views and the
+/// executor of every element type below in host memory, compiled once into the
+/// `redist::engine` library (compiled/). A program that links it is compiled with
+/// REDIST_COMPILED_ENGINE (the target says so), and the headers then declare those
+/// instantiations `extern` where they are defined (executor.hpp, plan.hpp,
+/// plan/triangle_mask.hpp). The program's own units compile none of them.
+/// Without the macro, redist stays header-only and every unit compiles what it uses.
+///
+/// Element types with their own instantiations: float, double, std::complex<float>,
+/// std::complex<double>, int. Others, and device memory, are compiled where they are used,
+/// as header-only.
+
+#include <complex>  // for the list's element types
+
+/// Calls X(T) for every element type the compiled engine holds.
+#define REDIST_COMPILED_ELEMENT_TYPES(X) \
+  X(float) X(double) X(std::complex<float>) X(std::complex<double>) X(int)
+
+/// The engine's instantiations for element type T in host memory: declared with
+/// `prefix` = extern (executor.hpp), defined with an empty one (compiled/engine.cpp.in).
+/// Inside namespace redist.
+#define REDIST_ENGINE_INSTANCES(prefix, T)                   \
+  prefix template class engine::Wired<T, Kokkos::HostSpace>; \
+  prefix template class Executor<T, Kokkos::HostSpace>;
