@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -142,50 +143,59 @@ namespace detail {
 /// The largest volume entry the solvers take; sums of a few such entries fit 64 bits.
 inline constexpr index_t most_elements = index_t{1} << 60;
 
-/// Checks sparse volumes and returns them with each row sorted by role, one entry per role
-/// and no zeros.
+/// Checks sparse volumes; returns them as given when each row is sorted by role with one
+/// entry per role and no zeros (volume_row's and sparse_volumes' rows), else such a copy,
+/// made in `copy`.
 /// @throws invalid_argument for no rank, a role outside [0, P), or an entry (or the sum of
 /// one role's entries in a row) outside [0, 2^60].
-inline SparseVolumes normalized(const SparseVolumes& volumes) {
+inline const SparseVolumes& normalized(const SparseVolumes& volumes, SparseVolumes& copy) {
   const int P = volumes.ranks();
   require<invalid_argument>(
       P > 0 && volumes.row_begin.front() == 0 && volumes.row_begin.back() == volumes.entries.size(),
-      "sparse volumes need at least one row and row_begin ending at "
-      "entries.size()",
+      "sparse volumes need at least one row and row_begin ending at entries.size()",
       "volumes.row_begin.size()", volumes.row_begin.size());
-  SparseVolumes out;
-  out.row_begin.reserve(volumes.row_begin.size());
-  out.entries.reserve(volumes.entries.size());
+  bool ready = true;
+  for (int s = 0; s < P; ++s) {
+    const auto row = volumes.row(s);
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      const VolumeEntry& e = row[k];
+      if (e.role < 0 || e.role >= P || e.elements < 0 || e.elements > most_elements) {
+        const std::string name =
+            "volumes.row(" + std::to_string(s) + ")[" + std::to_string(k) + "]";
+        require<invalid_argument>(e.role >= 0 && e.role < P, "roles must be in [0, P)",
+                                  name + ".role", e.role);
+        throw invalid_argument(
+            describe("volumes must be in [0, 2^60]", name + ".elements", e.elements));
+      }
+      ready = ready && e.elements > 0 && (k == 0 || row[k - 1].role < e.role);
+    }
+  }
+  if (ready) return volumes;
+  copy = SparseVolumes{};
+  copy.row_begin.reserve(volumes.row_begin.size());
+  copy.entries.reserve(volumes.entries.size());
   std::vector<VolumeEntry> row;
   for (int s = 0; s < P; ++s) {
     const auto given = volumes.row(s);
     row.assign(given.begin(), given.end());
-    for (std::size_t k = 0; k < row.size(); ++k) {
-      const std::string name = "volumes.row(" + std::to_string(s) + ")[" + std::to_string(k) + "]";
-      require<invalid_argument>(row[k].role >= 0 && row[k].role < P, "roles must be in [0, P)",
-                                name + ".role", row[k].role);
-      require<invalid_argument>(row[k].elements >= 0 && row[k].elements <= most_elements,
-                                "volumes must be in [0, 2^60]", name + ".elements",
-                                row[k].elements);
-    }
     std::sort(row.begin(), row.end(),
               [](const VolumeEntry& a, const VolumeEntry& b) { return a.role < b.role; });
     for (const VolumeEntry& e : row) {
       if (e.elements == 0) continue;
-      if (out.entries.size() == out.row_begin.back() || out.entries.back().role != e.role) {
-        out.entries.push_back(e);
+      if (copy.entries.size() == copy.row_begin.back() || copy.entries.back().role != e.role) {
+        copy.entries.push_back(e);
         continue;
       }
-      index_t& sum = out.entries.back().elements;
+      index_t& sum = copy.entries.back().elements;
       require<invalid_argument>(
           e.elements <= most_elements - sum, "volumes must be in [0, 2^60]",
           "volumes.row(" + std::to_string(s) + ") sum for role " + std::to_string(e.role),
           static_cast<double>(sum) + static_cast<double>(e.elements));
       sum += e.elements;
     }
-    out.row_begin.push_back(out.entries.size());
+    copy.row_begin.push_back(copy.entries.size());
   }
-  return out;
+  return copy;
 }
 
 /// The largest cost magnitude NetworkSimplex can take on a network of `nodes` nodes: its
@@ -199,29 +209,33 @@ inline index_t cost_limit(std::size_t nodes) {
 /// P..2P-1 roles (demand 1), any further node is a transit node. Arcs are numbered in the
 /// order they are added (SmartDigraph ids).
 struct AssignmentNetwork {
-  explicit AssignmentNetwork(std::size_t ranks, std::size_t transit, std::size_t arcs) : P(ranks) {
-    graph.reserveNode(static_cast<int>(2 * P + transit));
-    graph.reserveArc(static_cast<int>(arcs));
-    for (std::size_t k = 0; k < 2 * P + transit; ++k) graph.addNode();
-    tail.reserve(arcs);
-    head.reserve(arcs);
+  explicit AssignmentNetwork(std::size_t ranks, std::size_t transit, std::size_t arcs)
+      : P(ranks), graph(std::make_unique<lemon::SmartDigraph>()) {
+    graph->reserveNode(static_cast<int>(2 * P + transit));
+    graph->reserveArc(static_cast<int>(arcs));
+    for (std::size_t k = 0; k < 2 * P + transit; ++k) graph->addNode();
     upper.reserve(arcs);
   }
   std::size_t add_arc(std::size_t u, std::size_t v, int capacity) {
-    graph.addArc(graph.nodeFromId(static_cast<int>(u)), graph.nodeFromId(static_cast<int>(v)));
-    tail.push_back(u);
-    head.push_back(v);
+    graph->addArc(graph->nodeFromId(static_cast<int>(u)), graph->nodeFromId(static_cast<int>(v)));
     upper.push_back(capacity);
-    return tail.size() - 1;
+    return upper.size() - 1;
   }
-  std::size_t arcs() const { return tail.size(); }
-  std::size_t nodes() const { return static_cast<std::size_t>(graph.nodeNum()); }
+  std::size_t arcs() const { return upper.size(); }
+  std::size_t tail(std::size_t a) const { return end(a, true); }
+  std::size_t head(std::size_t a) const { return end(a, false); }
+  std::size_t nodes() const { return static_cast<std::size_t>(graph->nodeNum()); }
 
   std::size_t P;
-  lemon::SmartDigraph graph;
-  std::vector<std::size_t> tail, head;
+  std::unique_ptr<lemon::SmartDigraph> graph;  ///< held by pointer: SmartDigraph cannot move
   std::vector<int> upper;
   std::vector<int> lower;  ///< empty: all 0
+
+ private:
+  std::size_t end(std::size_t a, bool source) const {
+    const auto arc = graph->arcFromId(static_cast<int>(a));
+    return static_cast<std::size_t>(graph->id(source ? graph->source(arc) : graph->target(arc)));
+  }
 };
 
 /// The flow per arc and the potential per node of a min-cost flow on `net` under `cost`
@@ -235,7 +249,7 @@ struct AssignmentFlow {
 inline AssignmentFlow min_cost_flow(const AssignmentNetwork& net,
                                     const std::vector<index_t>& cost) {
   using Graph = lemon::SmartDigraph;
-  const Graph& g = net.graph;
+  const Graph& g = *net.graph;
   Graph::ArcMap<index_t> c(g);
   Graph::ArcMap<int> up(g), lo(g, 0);
   for (std::size_t a = 0; a < net.arcs(); ++a) {
@@ -264,17 +278,33 @@ inline AssignmentFlow min_cost_flow(const AssignmentNetwork& net,
   return out;
 }
 
-/// Restricts `net` to the flows that are optimal under `cost`, given an optimal `flow` and
-/// its potentials: by complementary slackness an arc of positive reduced cost carries its
-/// lower bound in every optimal flow, one of negative reduced cost its upper bound.
-inline void keep_optimal_face(AssignmentNetwork& net, const std::vector<index_t>& cost,
-                              const AssignmentFlow& flow) {
-  net.lower.assign(net.arcs(), 0);
+/// The network of the flows of `net` that are optimal under `cost`, given an optimal
+/// `flow` and its potentials, with costs `next` per arc of `net` moved to `next_cost`. By
+/// complementary slackness an arc of positive reduced cost carries its lower bound (0) in
+/// every optimal flow: it is left out; one of negative reduced cost carries its upper
+/// bound: its lower bound is set to it. Most arcs are left out, which a network simplex
+/// scans at every pivot otherwise.
+inline AssignmentNetwork optimal_face(const AssignmentNetwork& net,
+                                      const std::vector<index_t>& cost, const AssignmentFlow& flow,
+                                      const std::vector<index_t>& next,
+                                      std::vector<index_t>& next_cost) {
+  std::vector<index_t> reduced(net.arcs());
+  std::size_t kept = 0;
   for (std::size_t a = 0; a < net.arcs(); ++a) {
-    const index_t reduced = cost[a] + flow.potential[net.tail[a]] - flow.potential[net.head[a]];
-    if (reduced > 0) net.upper[a] = 0;
-    if (reduced < 0) net.lower[a] = net.upper[a];
+    reduced[a] = cost[a] + flow.potential[net.tail(a)] - flow.potential[net.head(a)];
+    kept += reduced[a] <= 0 && net.upper[a] > 0;
   }
+  AssignmentNetwork out(net.P, net.nodes() - 2 * net.P, kept);
+  out.lower.reserve(kept);
+  next_cost.clear();
+  next_cost.reserve(kept);
+  for (std::size_t a = 0; a < net.arcs(); ++a) {
+    if (reduced[a] > 0 || net.upper[a] == 0) continue;
+    out.add_arc(net.tail(a), net.head(a), net.upper[a]);
+    out.lower.push_back(reduced[a] < 0 ? net.upper[a] : 0);
+    next_cost.push_back(next[a]);
+  }
+  return out;
 }
 
 /// perm (perm[role] = rank) from a flow: a rank and a role joined by an arc of flow 1 pair
@@ -289,7 +319,7 @@ inline std::vector<int> assignment_of(const AssignmentNetwork& net, const std::v
   std::vector<std::pair<std::size_t, std::size_t>> onward;  // (from, to) transit, per unit
   for (std::size_t a = 0; a < net.arcs(); ++a)
     for (int unit = 0; unit < flow[a]; ++unit) {
-      const std::size_t u = net.tail[a], v = net.head[a];
+      const std::size_t u = net.tail(a), v = net.head(a);
       if (u < P && v < 2 * P)
         perm[v - P] = static_cast<int>(u);
       else if (u < P)
@@ -339,7 +369,8 @@ inline std::vector<int> flat_assignment(const SparseVolumes& v) {
 /// @throws invalid_argument for no rank, a role outside [0, P), a negative entry, or an
 /// entry above 2^60 / (2P + 3) elements.
 inline std::vector<int> best_relabeling(const SparseVolumes& volumes) {
-  return detail::flat_assignment(detail::normalized(volumes));
+  SparseVolumes copy;
+  return detail::flat_assignment(detail::normalized(volumes, copy));
 }
 
 /// best_relabeling on a dense matrix: volume[s * P + r], its non-zero entries.
@@ -377,7 +408,8 @@ inline TransferSplit split_transfers(const SparseVolumes& volumes, const std::ve
                                       "perm[" + std::to_string(r) + "]", rank);
     rank_of_role[r] = rank;
   }
-  const SparseVolumes v = detail::normalized(volumes);
+  SparseVolumes copy;
+  const SparseVolumes& v = detail::normalized(volumes, copy);
   TransferSplit out;
   for (std::size_t s = 0; s < P; ++s)
     for (const VolumeEntry& e : v.row(static_cast<int>(s))) {
@@ -417,7 +449,7 @@ namespace detail {
 /// with only held use their node's, the rest the hub); any flow pairs ranks with roles
 /// keeping at least that much of each. The lexicographic minimum: the first flow gives
 /// potentials, arcs are fixed where its reduced cost says every optimum agrees
-/// (keep_optimal_face), and the second cost is minimised on what is left. Costs stay
+/// (optimal_face), and the second cost is minimised on what is left. Costs stay
 /// within one role's elements: no weights, no overflow.
 inline std::vector<int> node_assignment(const SparseVolumes& v,
                                         const std::vector<std::size_t>& node, std::size_t nodes) {
@@ -484,9 +516,10 @@ inline std::vector<int> node_assignment(const SparseVolumes& v,
   }
   for (std::size_t r = 0; r < P; ++r) net.add_arc(hub, P + r, 1);
 
-  const AssignmentFlow by_node = min_cost_flow(net, first);
-  keep_optimal_face(net, first, by_node);
-  return assignment_of(net, min_cost_flow(net, second).flow);
+  std::vector<index_t> face_cost;
+  const AssignmentNetwork face =
+      optimal_face(net, first, min_cost_flow(net, first), second, face_cost);
+  return assignment_of(face, min_cost_flow(face, face_cost).flow);
 }
 
 }  // namespace detail
@@ -505,7 +538,8 @@ inline std::vector<int> best_node_relabeling(const SparseVolumes& volumes,
   detail::require<invalid_argument>(static_cast<std::size_t>(volumes.ranks()) == P,
                                     "volumes and node_of_rank must have one row per rank",
                                     "volumes.ranks()", volumes.ranks());
-  const SparseVolumes v = detail::normalized(volumes);
+  SparseVolumes copy;
+  const SparseVolumes& v = detail::normalized(volumes, copy);
   // Nodes numbered 0..N-1.
   std::vector<int> names(node_of_rank);
   std::sort(names.begin(), names.end());
