@@ -29,6 +29,14 @@ index_t kept(const std::vector<index_t>& volume, const std::vector<int>& perm) {
   for (std::size_t r = 0; r < P; ++r) sum += volume[static_cast<std::size_t>(perm[r]) * P + r];
   return sum;
 }
+
+/// Whether perm holds each of 0..P-1 once.
+bool is_permutation_of(std::vector<int> perm, int P) {
+  std::sort(perm.begin(), perm.end());
+  for (std::size_t r = 0; r < perm.size(); ++r)
+    if (perm[r] != static_cast<int>(r)) return false;
+  return perm.size() == static_cast<std::size_t>(P);
+}
 }  // namespace
 
 TEST_CASE("best_relabeling is optimal: it matches a brute force over all permutations") {
@@ -38,11 +46,9 @@ TEST_CASE("best_relabeling is optimal: it matches a brute force over all permuta
     std::vector<index_t> volume(static_cast<std::size_t>(P * P));
     for (auto& v : volume) v = rng.chance(30) ? 0 : rng.in(0, 1000);
     const std::vector<int> perm = best_relabeling(volume, P);
-    std::vector<int> sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(is_permutation_of(perm, P));
     std::vector<int> identity(static_cast<std::size_t>(P));
     std::iota(identity.begin(), identity.end(), 0);
-    REQUIRE(sorted == identity);  // a permutation
 
     index_t best = 0;
     std::vector<int> p = identity;
@@ -133,9 +139,7 @@ TEST_CASE("best_node_relabeling: fewest elements between nodes, then within, by 
       v = rng.chance(30) ? 0 : huge ? rng.in(1, index_t{1} << 40) : rng.in(0, 1000);
     CAPTURE(trial);
     const std::vector<int> perm = best_node_relabeling(volume, nodes);
-    std::vector<int> sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
-    for (int r = 0; r < P; ++r) REQUIRE(sorted[static_cast<std::size_t>(r)] == r);
+    REQUIRE(is_permutation_of(perm, P));
     const TransferSplit got = split_transfers(volume, perm, nodes);
     const TransferSplit best = brute_force_split(volume, nodes);
     CHECK(got.inter_node == best.inter_node);
@@ -218,12 +222,8 @@ TEST_CASE("best_relabeling keeps what the dense successive-shortest-path solver 
     const index_t top = rng.chance(50) ? 1000 : index_t{1} << 30;
     const std::vector<index_t> volume = random_volumes(rng, P, per_row, top);
     CAPTURE(trial);
-    CAPTURE(P);
-    CAPTURE(per_row);
     const std::vector<int> perm = best_relabeling(volume, P);
-    std::vector<int> sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
-    for (int r = 0; r < P; ++r) REQUIRE(sorted[static_cast<std::size_t>(r)] == r);
+    REQUIRE(is_permutation_of(perm, P));
     CHECK(kept(volume, perm) == kept(volume, test::best_relabeling_dense_ssp(volume, P)));
   }
 }
@@ -237,12 +237,8 @@ TEST_CASE("best_node_relabeling splits as the dense successive-shortest-path sol
     const std::vector<index_t> volume = random_volumes(rng, P, per_row, 1000);
     const std::vector<int> nodes = random_nodes(rng, P);
     CAPTURE(trial);
-    CAPTURE(P);
-    CAPTURE(per_row);
     const std::vector<int> perm = best_node_relabeling(volume, nodes);
-    std::vector<int> sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
-    for (int r = 0; r < P; ++r) REQUIRE(sorted[static_cast<std::size_t>(r)] == r);
+    REQUIRE(is_permutation_of(perm, P));
     CHECK(split_transfers(volume, perm, nodes) ==
           split_transfers(volume, test::best_node_relabeling_dense_ssp(volume, nodes), nodes));
   }
