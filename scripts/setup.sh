@@ -10,6 +10,7 @@ packages=(
   doctest-dev libscalapack-openmpi-dev gnuplot-nox
   libblas-dev liblapack-dev  # Kokkos Kernels' CMake config names libblas.so, liblapack.so
   gfortran     # Fortran drivers of the ScaLAPACK drop-in library
+  liblemon-dev  # relabel.hpp's min-cost flow (LEMON's NetworkSimplex, headers only)
   libglpk-dev  # the phase-power linear program (optional component)
 )
 # Extra tools for CI's fuzzing run: scripts/setup.sh --fuzz

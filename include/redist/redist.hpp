@@ -4,7 +4,7 @@
 /// Opt-in, for the programs that use them (each costs more to compile than it is worth to
 /// everyone else): distributions/heterogeneous.hpp and placements/multi_device.hpp (the
 /// per-phase layouts of docs/heterogeneous.md), scalapack.hpp (descriptors, BLACS grids,
-/// gemr2d), relabel.hpp (best_relabeling, Boost.Graph min-cost flow), synthesize.hpp
+/// gemr2d), relabel.hpp (best_relabeling, LEMON's network simplex), synthesize.hpp
 /// (targets synthesized from source holdings), phase_powers.hpp (GLPK), task_graph_boost.hpp
 /// and task_graph_graphviz.hpp (Boost.Graph views of the task graph), tools/ (the
 /// command-line tool's layout grammar and report).

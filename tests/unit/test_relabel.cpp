@@ -1,6 +1,8 @@
 // Process relabeling: the min-cost-flow assignment is optimal (checked against every
-// permutation), relabeling a shifted copy of the source grid makes the move all-local, and
-// the node-aware one moves the fewest elements between nodes, then within them.
+// permutation, and against the dense Boost.Graph solver it replaced at P <= 256, sparse and
+// dense), relabeling a shifted copy of the source grid makes the move all-local, the
+// node-aware one moves the fewest elements between nodes, then within them, and each
+// rank's own row (volume_row) is its row of the volume matrix.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -9,11 +11,13 @@
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/random.hpp>
 #include <redist/layout.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/relabel.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
 #include <doctest/doctest.h>
 
+#include "relabel_dense_ssp.hpp"
 #include "unit_test_support.hpp"
 
 using namespace redist;
@@ -25,6 +29,14 @@ index_t kept(const std::vector<index_t>& volume, const std::vector<int>& perm) {
   for (std::size_t r = 0; r < P; ++r) sum += volume[static_cast<std::size_t>(perm[r]) * P + r];
   return sum;
 }
+
+/// Whether perm holds each of 0..P-1 once.
+bool is_permutation_of(std::vector<int> perm, int P) {
+  std::sort(perm.begin(), perm.end());
+  for (std::size_t r = 0; r < perm.size(); ++r)
+    if (perm[r] != static_cast<int>(r)) return false;
+  return perm.size() == static_cast<std::size_t>(P);
+}
 }  // namespace
 
 TEST_CASE("best_relabeling is optimal: it matches a brute force over all permutations") {
@@ -34,11 +46,9 @@ TEST_CASE("best_relabeling is optimal: it matches a brute force over all permuta
     std::vector<index_t> volume(static_cast<std::size_t>(P * P));
     for (auto& v : volume) v = rng.chance(30) ? 0 : rng.in(0, 1000);
     const std::vector<int> perm = best_relabeling(volume, P);
-    std::vector<int> sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(is_permutation_of(perm, P));
     std::vector<int> identity(static_cast<std::size_t>(P));
     std::iota(identity.begin(), identity.end(), 0);
-    REQUIRE(sorted == identity);  // a permutation
 
     index_t best = 0;
     std::vector<int> p = identity;
@@ -122,20 +132,18 @@ TEST_CASE("best_node_relabeling: fewest elements between nodes, then within, by 
     const int N = static_cast<int>(rng.in(1, P));
     std::vector<int> nodes(static_cast<std::size_t>(P));
     for (auto& n : nodes) n = 10 * static_cast<int>(rng.in(0, N - 1));  // any integers
-    // Small volumes: both orders exact. Huge ones: only the first (the fallback).
+    // Huge volumes too: both orders exact (no weights).
     const bool huge = trial % 4 == 3;
     std::vector<index_t> volume(static_cast<std::size_t>(P * P));
     for (auto& v : volume)
       v = rng.chance(30) ? 0 : huge ? rng.in(1, index_t{1} << 40) : rng.in(0, 1000);
     CAPTURE(trial);
     const std::vector<int> perm = best_node_relabeling(volume, nodes);
-    std::vector<int> sorted = perm;
-    std::sort(sorted.begin(), sorted.end());
-    for (int r = 0; r < P; ++r) REQUIRE(sorted[static_cast<std::size_t>(r)] == r);
+    REQUIRE(is_permutation_of(perm, P));
     const TransferSplit got = split_transfers(volume, perm, nodes);
     const TransferSplit best = brute_force_split(volume, nodes);
     CHECK(got.inter_node == best.inter_node);
-    if (!huge) CHECK(got.intra_node == best.intra_node);
+    CHECK(got.intra_node == best.intra_node);
     CHECK(got.inter_node + got.intra_node + got.local ==
           std::accumulate(volume.begin(), volume.end(), index_t{0}));
   }
@@ -173,4 +181,156 @@ TEST_CASE("node relabeling rejects bad input by name") {
                        doctest::Contains("perm[1] = 2"), invalid_argument);
   CHECK_THROWS_WITH_AS(split_transfers({1, 2, 3, 4}, {0, 1}, {0}),
                        doctest::Contains("node_of_rank.size() = 1"), invalid_argument);
+}
+
+namespace {
+/// A random P x P volume matrix: `per_row` non-zero roles a rank (P: dense), values in
+/// [1, top], the diagonal more likely kept.
+std::vector<index_t> random_volumes(test::Rng& rng, int P, int per_row, index_t top) {
+  const auto n = static_cast<std::size_t>(P);
+  std::vector<index_t> volume(n * n, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    if (per_row >= P) {
+      for (std::size_t r = 0; r < n; ++r) volume[s * n + r] = rng.in(1, top);
+      continue;
+    }
+    if (rng.chance(50)) volume[s * n + s] = rng.in(1, top);
+    for (int k = 0; k < per_row; ++k)
+      volume[s * n + static_cast<std::size_t>(rng.in(0, P - 1))] = rng.in(1, top);
+  }
+  return volume;
+}
+
+std::vector<int> random_nodes(test::Rng& rng, int P) {
+  std::vector<int> nodes(static_cast<std::size_t>(P));
+  if (rng.chance(50)) {  // blocks of k consecutive ranks, as mpirun places them
+    const index_t k = rng.pick(std::vector<index_t>{2, 4, 8, 16});
+    for (std::size_t s = 0; s < nodes.size(); ++s) nodes[s] = static_cast<int>(s / k);
+  } else {  // any ranks together
+    const index_t N = rng.in(2, std::max(2, P / 3));
+    for (auto& x : nodes) x = static_cast<int>(rng.in(0, N - 1));
+  }
+  return nodes;
+}
+}  // namespace
+
+TEST_CASE("best_relabeling keeps what the dense successive-shortest-path solver keeps") {
+  test::Rng rng(20261201);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int P = static_cast<int>(trial < 4 ? 256 : rng.in(2, 120));
+    const int per_row = rng.chance(25) ? P : static_cast<int>(rng.in(1, 8));
+    const index_t top = rng.chance(50) ? 1000 : index_t{1} << 30;
+    const std::vector<index_t> volume = random_volumes(rng, P, per_row, top);
+    CAPTURE(trial);
+    const std::vector<int> perm = best_relabeling(volume, P);
+    REQUIRE(is_permutation_of(perm, P));
+    CHECK(kept(volume, perm) == kept(volume, test::best_relabeling_dense_ssp(volume, P)));
+  }
+}
+
+TEST_CASE("best_node_relabeling splits as the dense successive-shortest-path solver does") {
+  test::Rng rng(20261202);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int P = static_cast<int>(trial < 4 ? 256 : rng.in(2, 120));
+    const int per_row = rng.chance(25) ? P : static_cast<int>(rng.in(1, 8));
+    // Small values: the old solver is exact in both orders (its weights fit 64 bits).
+    const std::vector<index_t> volume = random_volumes(rng, P, per_row, 1000);
+    const std::vector<int> nodes = random_nodes(rng, P);
+    CAPTURE(trial);
+    const std::vector<int> perm = best_node_relabeling(volume, nodes);
+    REQUIRE(is_permutation_of(perm, P));
+    CHECK(split_transfers(volume, perm, nodes) ==
+          split_transfers(volume, test::best_node_relabeling_dense_ssp(volume, nodes), nodes));
+  }
+}
+
+TEST_CASE("sparse volumes: rows in any order, roles repeated, give the dense answer") {
+  test::Rng rng(20261203);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int P = static_cast<int>(rng.in(1, 40));
+    const auto n = static_cast<std::size_t>(P);
+    const std::vector<index_t> volume = random_volumes(rng, P, static_cast<int>(rng.in(1, 4)), 99);
+    const std::vector<int> nodes = random_nodes(rng, P);
+    SparseVolumes sparse;
+    for (std::size_t s = 0; s < n; ++s) {
+      std::vector<VolumeEntry> row;
+      for (std::size_t r = 0; r < n; ++r) {
+        index_t v = volume[s * n + r];
+        if (v > 1 && rng.chance(50)) {  // split in two entries
+          const index_t part = rng.in(1, v - 1);
+          row.push_back({static_cast<int>(r), part});
+          v -= part;
+        }
+        if (v > 0 || rng.chance(10)) row.push_back({static_cast<int>(r), v});
+      }
+      std::shuffle(row.begin(), row.end(), rng.engine);
+      sparse.add_row(row);
+    }
+    CAPTURE(trial);
+    CHECK(kept(volume, best_relabeling(sparse)) == kept(volume, best_relabeling(volume, P)));
+    CHECK(split_transfers(sparse, best_node_relabeling(sparse, nodes), nodes) ==
+          split_transfers(volume, best_node_relabeling(volume, nodes), nodes));
+    CHECK(sparse_volumes(volume, P).entries.size() ==
+          static_cast<std::size_t>(
+              std::count_if(volume.begin(), volume.end(), [](index_t v) { return v > 0; })));
+  }
+}
+
+TEST_CASE("volume_row: each rank's row of transfer_volumes, from its own plan") {
+  const Tiling shape{UniformAxis<>(90, 7), UniformAxis<>(80, 9)};
+  const Region region{{70, 60}, {5, 10}, {5, 10}};
+  const int P = 6;
+  const Layout src{shape, BlockCyclic(2, 3)};
+  const Layout grid{shape, BlockCyclic(3, 2, 2, 1, GridCoord{1, 0})};
+  const Layout scattered{shape, RandomDistribution(P, 7)};
+  const auto check = [&](const auto& dst) {
+    // The matrix as the receivers see it: role r's reference plan, segment by segment.
+    const auto n = static_cast<std::size_t>(P);
+    std::vector<index_t> expected(n * n, 0);
+    for (int r = 0; r < P; ++r) {
+      const ReferencePlan plan = make_reference_plan(src, dst, region, r, P);
+      const auto role = static_cast<std::size_t>(r);
+      for (const PlannedSegment& ps : plan.recv.segments)
+        expected[static_cast<std::size_t>(ps.peer) * n + role] += ps.segment.extent.size();
+      expected[role * n + role] += plan.stats.elements_local;
+    }
+    CHECK(transfer_volumes(src, dst, region, P) == expected);
+    for (int s = 0; s < P; ++s) {
+      const std::vector<VolumeEntry> row = volume_row(src, dst, region, s, P);
+      std::vector<index_t> dense(n, 0);
+      for (std::size_t k = 0; k < row.size(); ++k) {
+        CHECK(row[k].elements > 0);
+        if (k > 0) CHECK(row[k - 1].role < row[k].role);
+        dense[static_cast<std::size_t>(row[k].role)] = row[k].elements;
+      }
+      const auto first =
+          expected.begin() + static_cast<std::ptrdiff_t>(n * static_cast<std::size_t>(s));
+      CHECK(dense == std::vector<index_t>(first, first + P));
+    }
+  };
+  check(grid);
+  check(scattered);
+}
+
+TEST_CASE("sparse relabeling rejects bad input by name") {
+  SparseVolumes bad_role;
+  bad_role.add_row(std::vector<VolumeEntry>{{0, 1}, {2, 5}});
+  bad_role.add_row(std::vector<VolumeEntry>{});
+  CHECK_THROWS_WITH_AS(best_relabeling(bad_role), doctest::Contains("volumes.row(0)[1].role = 2"),
+                       invalid_argument);
+  SparseVolumes negative;
+  negative.add_row(std::vector<VolumeEntry>{{0, -3}});
+  CHECK_THROWS_WITH_AS(best_node_relabeling(negative, {0}),
+                       doctest::Contains("volumes.row(0)[0].elements = -3"), invalid_argument);
+  CHECK_THROWS_WITH_AS(best_relabeling(SparseVolumes{}),
+                       doctest::Contains("volumes.row_begin.size() = 1"), invalid_argument);
+  SparseVolumes two;
+  two.add_row(std::vector<VolumeEntry>{{1, 1}});
+  two.add_row(std::vector<VolumeEntry>{{0, index_t{1} << 59}});
+  CHECK_THROWS_WITH_AS(best_relabeling(two), doctest::Contains("largest volume = "),
+                       invalid_argument);
+  CHECK_THROWS_WITH_AS(best_node_relabeling(two, {0, 0, 1}),
+                       doctest::Contains("volumes.ranks() = 2"), invalid_argument);
+  CHECK_THROWS_WITH_AS(split_transfers(two, {0}, {0}), doctest::Contains("volumes.ranks() = 2"),
+                       invalid_argument);
 }

@@ -8,7 +8,7 @@ from spack.package import *
 class Redist(CMakePackage):
     """Header-only C++20 redistribution of tiled, distributed matrices between layouts
     (block-cyclic, irregular, random, ScaLAPACK and tile storage), on Boost.MPI,
-    Boost.Graph and Kokkos; optionally a drop-in ScaLAPACK p?gemr2d library."""
+    Boost.Graph, LEMON and Kokkos; optionally a drop-in ScaLAPACK p?gemr2d library."""
 
     # The repository has no published home yet: point `git` at your clone (a path or URL),
     # or use `spack develop redist@main` on a checkout.
@@ -29,6 +29,7 @@ class Redist(CMakePackage):
     depends_on("mpi")
     depends_on("boost@1.74: +mpi +graph +serialization")
     depends_on("kokkos@3.4:")
+    depends_on("lemon@1.3:")  # relabel.hpp's min-cost flow (headers only)
     depends_on("scalapack", when="+scalapack")
 
     def cmake_args(self):

@@ -1,8 +1,10 @@
 // A user's first program: include the umbrella header and use it.
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include <redist/redist.hpp>
+#include <redist/relabel.hpp>  // opt-in; LEMON through the package's dependencies
 
 #if defined(REDIST_CONSUMER_EXPECTS_ENGINE) && !defined(REDIST_COMPILED_ENGINE)
 #error "redist::engine did not define REDIST_COMPILED_ENGINE"
@@ -30,5 +32,8 @@ int main() {
               ""
 #endif
   );
-  return moved == 5000 ? 0 : 1;
+  if (moved != 5000) return 1;
+  // Rank 1 holds role 0's data, rank 0 role 1's: the best relabeling swaps them.
+  if (redist::best_relabeling({0, 5, 7, 0}, 2) != std::vector<int>{1, 0}) return 1;
+  return 0;
 }
