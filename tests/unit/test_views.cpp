@@ -99,17 +99,19 @@ void check_distribution(const D& d, const DistributionView& v, Extents tiles, in
   }
   const std::optional<GridDistributionView> g = grid_view(v);
   CHECK(g.has_value() == MaybeGridDistribution<D>);
-  if (!g) return;
-  const auto grid = detail::as_grid(d);
-  REQUIRE(grid.has_value());
-  CHECK(g->grid() == grid->grid());
-  for (index_t m = 0; m < tiles.rows; ++m) CHECK(g->grid_row(m) == grid->grid_row(m));
-  for (index_t n = 0; n < tiles.cols; ++n) CHECK(g->grid_col(n) == grid->grid_col(n));
-  for (int p = 0; p < static_cast<int>(g->grid().rows); ++p)
-    for (int q = 0; q < static_cast<int>(g->grid().cols); ++q)
-      CHECK(g->rank_of({p, q}) == grid->rank_of(GridCoord{p, q}));
-  CHECK(coordinate_period<Axis::row>(*g) == coordinate_period<Axis::row>(*grid));
-  CHECK(coordinate_period<Axis::col>(*g) == coordinate_period<Axis::col>(*grid));
+  if constexpr (MaybeGridDistribution<D>) {
+    const auto grid = detail::as_grid(d);
+    REQUIRE(grid.has_value());
+    REQUIRE(g.has_value());
+    CHECK(g->grid() == grid->grid());
+    for (index_t m = 0; m < tiles.rows; ++m) CHECK(g->grid_row(m) == grid->grid_row(m));
+    for (index_t n = 0; n < tiles.cols; ++n) CHECK(g->grid_col(n) == grid->grid_col(n));
+    for (int p = 0; p < static_cast<int>(g->grid().rows); ++p)
+      for (int q = 0; q < static_cast<int>(g->grid().cols); ++q)
+        CHECK(g->rank_of({p, q}) == grid->rank_of(GridCoord{p, q}));
+    CHECK(coordinate_period<Axis::row>(*g) == coordinate_period<Axis::row>(*grid));
+    CHECK(coordinate_period<Axis::col>(*g) == coordinate_period<Axis::col>(*grid));
+  }
 }
 
 void check_same(const FamilyList& a, const FamilyList& b) {
