@@ -12,6 +12,7 @@ packages=(
   gfortran     # Fortran drivers of the ScaLAPACK drop-in library
   liblemon-dev  # relabel.hpp's min-cost flow (LEMON's NetworkSimplex, headers only)
   libglpk-dev  # the phase-power linear program (optional component)
+  ccache       # rebuilds and CI legs reuse what was compiled before (docs/build-speed.md)
 )
 # Extra tools for CI's fuzzing run: scripts/setup.sh --fuzz
 if [ "${1:-}" = "--fuzz" ]; then
