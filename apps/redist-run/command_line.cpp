@@ -125,55 +125,15 @@ Examples:
 See docs/redist-run.md for the report, the JSON fields and every error.
 )";
 
-/// `text` word-wrapped to `width` columns; it starts at column `col`, and every line
-/// after the first is indented to column `indent`.
-std::string wrap(std::string_view text, std::size_t col, std::size_t indent,
-                 std::size_t width = 80) {
-  std::string out;
-  for (std::size_t k = 0; k < text.size();) {
-    const std::size_t end = std::min(text.find(' ', k), text.size());
-    const std::string_view word = text.substr(k, end - k);
-    if (k > 0) {
-      if (col + 1 + word.size() > width) {
-        out += "\n" + std::string(indent, ' ');
-        col = indent;
-      } else {
-        out += ' ';
-        ++col;
-      }
-    }
-    out += word;
-    col += word.size();
-    k = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 const OptionInfo* find_option(std::string_view arg) {
-  for (const auto& o : option_table)
-    if (arg == o.name || (!o.alias.empty() && arg == o.alias)) return &o;
-  return nullptr;
+  return redist::tools::find_option(option_table, arg);
 }
 
 std::string help_text() {
-  std::string s(help_intro);
-  constexpr std::size_t column = 21;  // where the meanings start
-  for (const auto& o : option_table) {
-    std::string head = "  " + std::string(o.name);
-    if (!o.alias.empty()) head += ", " + std::string(o.alias);
-    if (!o.value.empty()) head += " " + std::string(o.value);
-    head += head.size() + 1 < column ? std::string(column - head.size(), ' ') : "  ";
-    std::string meaning(o.meaning);
-    if (o.fallback == "required")
-      meaning += " (required)";
-    else if (!o.fallback.empty())
-      meaning += " (default: " + std::string(o.fallback) + ")";
-    s += head + wrap(meaning, head.size(), column) + "\n";
-  }
-  s += help_examples;
-  return s;
+  return std::string(help_intro) + redist::tools::option_help(option_table) +
+         std::string(help_examples);
 }
 
 CommandLine split_command_line(int argc, char** argv) {

@@ -1,14 +1,9 @@
 #include "options.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
-#include <cstring>
 #include <set>
 #include <string>
-#include <system_error>
-#include <unistd.h>
 #include <utility>
 
 #include <redist/checked.hpp>
@@ -16,62 +11,8 @@
 #include <redist/transform.hpp>
 
 #include "command_line.hpp"
-#include <sys/stat.h>
 
 namespace redist_run {
-namespace {
-
-double parse_real(const std::string& arg, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !std::isfinite(x))
-    throw UsageError{arg, "expected a finite real number, got '" + v + "'"};
-  return x;
-}
-
-index_t parse_count(const std::string& arg, const std::string& v, index_t min) {
-  index_t x = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x < min)
-    throw UsageError{arg, "expected an integer >= " + std::to_string(min) + ", got '" + v + "'"};
-  return x;
-}
-
-/// Why `path` cannot be written ("" if it can), without creating it: the file exists and is
-/// writable, or its directory exists and is writable.
-std::string why_unwritable(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return "is a directory";
-    return ::access(path.c_str(), W_OK) == 0 ? "" : std::strerror(errno);
-  }
-  if (errno != ENOENT) return std::strerror(errno);
-  const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : path.substr(0, slash);
-  if (::stat(dir.c_str(), &st) != 0) return "directory '" + dir + "': " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a directory";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return "directory '" + dir + "': " + std::strerror(errno);
-  return "";
-}
-
-}  // namespace
-
-std::string strip(const std::string& what, const std::string& argument) {
-  const std::string prefix = "redist: " + argument + ": ";
-  if (what.rfind(prefix, 0) == 0) return what.substr(prefix.size());
-  if (what.rfind("redist: ", 0) == 0) return what.substr(8);
-  return what;
-}
-
-index_t element_bytes(const std::string& type) {
-  if (type == "float" || type == "int") return 4;
-  if (type == "cdouble") return 16;
-  return 8;  // double, cfloat
-}
 
 void check_outputs(const Options& o) {
   for (const auto& [arg, path] : {std::pair{"--json", &o.json}, std::pair{"--dot", &o.dot}}) {
@@ -118,11 +59,7 @@ Options parse(const std::vector<char*>& args, int comm_size) {
       } else if (a == "--region") {
         o.region = parse_region(v, a);
       } else if (a == "--type") {
-        o.type = v;
-        if (o.type != "double" && o.type != "float" && o.type != "cdouble" && o.type != "cfloat" &&
-            o.type != "int")
-          throw UsageError{
-              a, "unknown type '" + o.type + "' (expected double, float, cdouble, cfloat or int)"};
+        o.type = parse_type(a, v);
       } else if (a == "--batch") {
         o.batch = parse_count(a, v, 0);
       } else if (a == "--repeat") {

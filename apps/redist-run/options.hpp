@@ -8,6 +8,7 @@
 #include <redist/execution_options.hpp>
 #include <redist/index.hpp>
 #include <redist/region.hpp>
+#include <redist/tools/command_line.hpp>
 #include <redist/tools/layout_spec.hpp>
 #include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
@@ -24,12 +25,6 @@ enum class Relabel { off, flat, nodes };
 inline const char* relabel_name(Relabel r) {
   return r == Relabel::off ? "off" : r == Relabel::flat ? "flat" : "nodes";
 }
-
-/// Bad input: the argument it came from and the message; exit status 2.
-struct UsageError {
-  std::string argument;
-  std::string message;
-};
 
 struct Options {
   LayoutSpec src, dst;
@@ -52,12 +47,6 @@ inline const char* op_name(Op op) { return op == Op::none ? "n" : op == Op::tran
 inline const char* uplo_name(Uplo u) {
   return u == Uplo::all ? "all" : u == Uplo::lower ? "l" : "u";
 }
-
-/// Bytes of one element of a --type.
-index_t element_bytes(const std::string& type);
-
-/// Strips the "redist: <argument>: " prefix of a redist error message.
-std::string strip(const std::string& what, const std::string& argument);
 
 /// Rank 0 writes the reports: their paths must be writable before the run, not after it.
 /// @throws UsageError naming --json or --dot and why.

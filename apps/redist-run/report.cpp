@@ -28,24 +28,6 @@ std::string data_path(const std::vector<index_t>& carried) {
   return path.empty() ? "none" : path;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-template <class V>
-std::string json_array(const std::vector<V>& v) {
-  std::ostringstream os;
-  os << "[";
-  for (std::size_t k = 0; k < v.size(); ++k) os << (k ? ", " : "") << v[k];
-  os << "]";
-  return os.str();
-}
-
 /// The numbers both reports derive from a Measurement.
 struct Derived {
   double t_min, t_med;
