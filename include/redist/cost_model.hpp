@@ -94,15 +94,20 @@ struct RankLoad {
 };
 
 /// Rank plan.rank's load with its peers on nodes node_of_rank (one entry per rank of
-/// plan.comm_size), for elements of `element_bytes`. O(messages + P).
+/// plan.comm_size), for elements of `element_bytes`; `node_ranks`: the ranks on its node,
+/// counted from node_of_rank when 0. O(messages), plus O(P) when it counts.
 /// @throws invalid_argument as with_node_traffic (plan/node_traffic.hpp) does.
 inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank,
-                          index_t element_bytes) {
-  const PlanStats s = with_node_traffic(plan, node_of_rank);
+                          index_t element_bytes, int node_ranks = 0) {
+  // The node count is not needed here: 0 stands for it.
+  const PlanStats s = with_node_traffic(plan, node_of_rank, 0);
   RankLoad l;
   l.rank = plan.rank;
   l.node = node_of_rank[static_cast<std::size_t>(plan.rank)];
-  l.node_ranks = static_cast<int>(std::count(node_of_rank.begin(), node_of_rank.end(), l.node));
+  l.node_ranks =
+      node_ranks > 0
+          ? node_ranks
+          : static_cast<int>(std::count(node_of_rank.begin(), node_of_rank.end(), l.node));
   l.sent = s.elements_sent * element_bytes;
   l.received = s.elements_received * element_bytes;
   l.local = s.elements_local * element_bytes;
