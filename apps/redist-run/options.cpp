@@ -8,6 +8,8 @@
 
 #include <redist/checked.hpp>
 #include <redist/error.hpp>
+#include <redist/tools/layout_options.hpp>
+#include <redist/tools/machine_spec.hpp>
 #include <redist/transform.hpp>
 
 #include "command_line.hpp"
@@ -19,16 +21,6 @@ void check_outputs(const Options& o) {
     if (path->empty()) continue;
     const std::string why = why_unwritable(*path);
     if (!why.empty()) throw UsageError{arg, "cannot write '" + *path + "': " + why};
-  }
-}
-
-/// A policy option's value (auto, ...), or the usage error listing the choices.
-template <class E>
-E policy_option(const std::string& option, const std::string& value) {
-  try {
-    return parse_policy<E>(value, option);
-  } catch (const invalid_argument&) {
-    throw UsageError{option, "expected " + policy_choices<E>() + ", got '" + value + "'"};
   }
 }
 
@@ -74,6 +66,9 @@ Options parse(const std::vector<char*>& args, int comm_size) {
         o.transport = policy_option<TransportPolicy>(a, v);
       } else if (a == "--inter-node-schedule") {
         o.inter_node_schedule = policy_option<InterNodeSchedule>(a, v);
+      } else if (a == "--machine") {
+        o.machine = parse_machine(v, a);
+        validate(*o.machine, false);
       } else if (a == "--json") {
         o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};
@@ -105,7 +100,7 @@ Options parse(const std::vector<char*>& args, int comm_size) {
         // In the table but not handled here (--help is taken before parse): a bug.
         throw UsageError{a, "not implemented"};
       }
-    } catch (const parse_error& e) {
+    } catch (const invalid_argument& e) {  // parse_error, and a machine's validate
       throw UsageError{a, strip(e.what(), a)};
     }
   }
@@ -122,36 +117,9 @@ Options parse(const std::vector<char*>& args, int comm_size) {
     throw UsageError{"--relabel",
                      "needs tile storage on --dst (a relabeled grid is no "
                      "ScaLAPACK grid)"};
-  for (const auto* s : {&o.src, &o.dst}) {
-    const std::string arg = s == &o.src ? "--src" : "--dst";
-    const index_t need = s->ranks(comm_size);
-    if (need > comm_size)
-      throw UsageError{arg, "distribution needs " + std::to_string(need) +
-                                " ranks but the communicator has " + std::to_string(comm_size) +
-                                " ('" + s->text + "')"};
-    // Sizes that overflow (elements, bytes of the chosen type) are refused here, on every
-    // rank alike, before any storage is planned.
-    try {
-      (void)make_layout(*s, comm_size);
-      (void)redist::detail::checked_mul(
-          redist::detail::checked_mul(s->extent.rows, s->extent.cols, "matrix elements"),
-          element_bytes(o.type), "matrix bytes");
-    } catch (const redist::error& e) {
-      throw UsageError{arg, strip(e.what(), arg) + " ('" + s->text + "')"};
-    }
-  }
-  const bool t = o.op != Op::none;
-  if (!o.region)
-    o.region = Region{{std::min(o.src.extent.rows, t ? o.dst.extent.cols : o.dst.extent.rows),
-                       std::min(o.src.extent.cols, t ? o.dst.extent.rows : o.dst.extent.cols)},
-                      {0, 0},
-                      {0, 0}};
-  try {
-    validate_region(*o.region, make_shape(o.src), make_shape(o.dst), o.op);
-  } catch (const region_error& e) {
-    throw UsageError{"--region", to_string(*o.region) + (t ? " (transposed by --op)" : "") + ": " +
-                                     strip(e.what(), "--region")};
-  }
+  check_layout_option(o.src, "--src", comm_size, element_bytes(o.type));
+  check_layout_option(o.dst, "--dst", comm_size, element_bytes(o.type));
+  o.region = region_option(o.region, o.src, o.dst, o.op);
   return o;
 }
 

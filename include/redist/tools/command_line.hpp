@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include <redist/error.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/index.hpp>
 
 #include <sys/stat.h>
@@ -125,6 +127,17 @@ inline index_t parse_count(const std::string& arg, const std::string& v, index_t
   if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x < min)
     throw UsageError{arg, "expected an integer >= " + std::to_string(min) + ", got '" + v + "'"};
   return x;
+}
+
+/// A policy option's value (auto, ...: execution_options.hpp's names for E).
+/// @throws UsageError naming `option` and `value` with the choices.
+template <class E>
+E policy_option(const std::string& option, const std::string& value) {
+  try {
+    return parse_policy<E>(value, option);
+  } catch (const invalid_argument&) {
+    throw UsageError{option, "expected " + policy_choices<E>() + ", got '" + value + "'"};
+  }
 }
 
 /// An element type's name, one of double, float, cdouble (complex double), cfloat
