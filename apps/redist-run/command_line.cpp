@@ -46,6 +46,9 @@ constexpr OptionInfo option_table[] = {
      "move K matrices of these layouts in one exchange, >= 1, as many as fit in memory"},
     {"--verify", "", "", "off",
      "fill, run, and check every target element; exit 1 if any is wrong"},
+    {"--machine", "", "FILE|KEY=V,...", "none",
+     "predict the move's time on this machine (cost_model.hpp: redist-calibrate's JSON "
+     "file, or its keys inline) and report it beside the measured time"},
     {"--json", "", "FILE", "none", "write a JSON report (rank 0)"},
     {"--dot", "", "FILE", "none", "write rank 0's task graph in Graphviz format"},
     {"--help", "-h", "", "", "print this help and exit 0"},

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <redist/cost_model.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/index.hpp>
 #include <redist/region.hpp>
@@ -40,7 +41,8 @@ struct Options {
   Op op = Op::none;
   double alpha = 1, beta = 0;
   Triangle triangle{};
-  index_t count = 1;  ///< matrices moved in one exchange
+  index_t count = 1;               ///< matrices moved in one exchange
+  std::optional<Machine> machine;  ///< --machine: predict the move (rank 0 reports it)
 };
 
 inline const char* op_name(Op op) { return op == Op::none ? "n" : op == Op::transpose ? "t" : "c"; }
