@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -39,7 +38,7 @@ using namespace redist::tools;
 using redist::index_t;
 
 constexpr OptionInfo option_table[] = {
-    {"--bytes", "", "N", "67108864",
+    {"--bytes", "", "N", "268435456",
      "bytes each rank copies per memcpy round, >= 4096 (larger than the caches)"},
     {"--message-bytes", "", "N", "4194304", "bytes of the ping-pong's bandwidth message, >= 1"},
     {"--repeat", "", "N", "5", "rounds of each measurement (the best is kept), >= 1"},
@@ -58,7 +57,7 @@ Options:
 )";
 
 struct Options {
-  index_t bytes = index_t{64} << 20;
+  index_t bytes = index_t{256} << 20;  // 64 MiB measured 1.8x faster here: caches
   index_t message_bytes = index_t{4} << 20;
   int repeat = 5;
   std::string json;
@@ -66,14 +65,8 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  std::set<std::string> seen;
-  for (int k = 1; k < argc; ++k) {
-    const std::string a = argv[k];
-    if (!seen.insert(a).second) throw UsageError{a, "given more than once"};
-    const OptionInfo* info = find_option(option_table, a);
-    if (!info) throw UsageError{a, "unknown option"};
-    if (k + 1 >= argc) throw UsageError{a, "missing value"};
-    const std::string v = argv[++k];
+  OptionReader line(option_table, std::vector<char*>(argv + 1, argv + argc));
+  for (std::string a, v; line.next(a, v);) {
     if (a == "--bytes")
       o.bytes = parse_count(a, v, 4096);
     else if (a == "--message-bytes")

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,16 +103,8 @@ struct Options {
 Options parse(int argc, char** argv) {
   Options o;
   bool have_src = false, have_dst = false, have_ranks = false;
-  std::set<std::string> seen;
-  for (int k = 1; k < argc; ++k) {
-    const std::string a = argv[k];
-    if (a.rfind("--", 0) == 0 && !seen.insert(a).second)
-      throw UsageError{a, "given more than once"};
-    const OptionInfo* info = find_option(option_table, a);
-    if (!info) throw UsageError{a, "unknown option"};
-    if (!info->value.empty() && !optional_value(*info) && k + 1 >= argc)
-      throw UsageError{a, "missing value"};
-    const std::string v = takes_value(*info, k + 1 < argc ? argv[k + 1] : nullptr) ? argv[++k] : "";
+  OptionReader line(option_table, std::vector<char*>(argv + 1, argv + argc));
+  for (std::string a, v; line.next(a, v);) {
     try {
       if (a == "--src") {
         o.src = parse_layout(v, a);

@@ -6,7 +6,7 @@
 namespace redist_run {
 namespace {
 
-constexpr OptionInfo option_table[] = {
+constexpr OptionInfo options[] = {
     {"--src", "", "LAYOUT", "required", "source matrix layout"},
     {"--dst", "", "LAYOUT", "required", "target matrix layout"},
     {"--region", "", "REGION", "the largest common top-left block, transposed with --op t/c",
@@ -130,13 +130,14 @@ See docs/redist-run.md for the report, the JSON fields and every error.
 
 }  // namespace
 
+std::span<const OptionInfo> option_table() { return options; }
+
 const OptionInfo* find_option(std::string_view arg) {
-  return redist::tools::find_option(option_table, arg);
+  return redist::tools::find_option(options, arg);
 }
 
 std::string help_text() {
-  return std::string(help_intro) + redist::tools::option_help(option_table) +
-         std::string(help_examples);
+  return std::string(help_intro) + redist::tools::option_help(options) + std::string(help_examples);
 }
 
 CommandLine split_command_line(int argc, char** argv) {

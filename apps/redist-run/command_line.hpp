@@ -2,6 +2,7 @@
 // redist-run's options as one table (tools/command_line.hpp's OptionInfo), and what is derived
 // from it: the --help text and the split of the command line between redist-run and Kokkos. parse()
 // (options.hpp) accepts only the options of this table: neither can drift from the other.
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +13,9 @@
 namespace redist_run {
 
 using redist::tools::OptionInfo;
+
+/// redist-run's option table.
+std::span<const OptionInfo> option_table();
 
 /// The table's entry for `arg` (its name or alias), or null.
 const OptionInfo* find_option(std::string_view arg);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -27,20 +26,8 @@ void check_outputs(const Options& o) {
 Options parse(const std::vector<char*>& args, int comm_size) {
   Options o;
   bool have_src = false, have_dst = false;
-  std::set<std::string> seen;
-  const std::size_t n = args.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::string a = args[k];
-    // The last of two would win silently; a script that repeats one is usually wrong.
-    if (a.rfind("--", 0) == 0 && !seen.insert(a).second)
-      throw UsageError{a, "given more than once"};
-    // Only the table's options: an option missing from --help is no option.
-    const OptionInfo* info = find_option(a);
-    if (!info) throw UsageError{a, "unknown option"};
-    // The table says which options take a value (split_command_line skips it likewise).
-    if (!info->value.empty() && !optional_value(*info) && k + 1 >= n)
-      throw UsageError{a, "missing value"};
-    const std::string v = takes_value(*info, k + 1 < n ? args[k + 1] : nullptr) ? args[++k] : "";
+  OptionReader line(option_table(), args);
+  for (std::string a, v; line.next(a, v);) {
     try {
       if (a == "--src") {
         o.src = parse_layout(v, a);
@@ -106,7 +93,7 @@ Options parse(const std::vector<char*>& args, int comm_size) {
   }
   if (!have_src) throw UsageError{"--src", "missing (required)"};
   if (!have_dst) throw UsageError{"--dst", "missing (required)"};
-  if (seen.count("--diag") && !seen.count("--uplo"))
+  if (line.given("--diag") && !line.given("--uplo"))
     throw UsageError{"--diag", "needs --uplo (the diagonal of which triangle?)"};
   if (o.type == "int")
     for (const auto& [arg, v] : {std::pair{"--alpha", o.alpha}, std::pair{"--beta", o.beta}})

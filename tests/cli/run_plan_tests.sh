@@ -23,14 +23,8 @@ build=${1:?usage: run_plan_tests.sh BUILD_DIR}
 plan=${REDIST_PLAN:-$build/apps/redist-plan}
 redist_run=${REDIST_RUN:-$build/apps/redist-run}
 calibrate=${REDIST_CALIBRATE:-$build/apps/redist-calibrate}
-mpiexec=${MPIEXEC:-mpiexec}
-if [[ -z ${MPIEXEC_FLAGS+x} ]]; then
-  if "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
-    MPIEXEC_FLAGS="--allow-run-as-root --oversubscribe"
-  else
-    MPIEXEC_FLAGS=""
-  fi
-fi
+# shellcheck source=tests/cli/mpiexec.sh
+source "$(dirname "$0")/mpiexec.sh"
 limit=${CLI_TIMEOUT:-120}
 export OMP_NUM_THREADS=1
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)

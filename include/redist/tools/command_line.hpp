@@ -12,12 +12,14 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <redist/error.hpp>
@@ -63,6 +65,45 @@ inline const OptionInfo* find_option(std::span<const OptionInfo> table, std::str
     if (arg == o.name || (!o.alias.empty() && arg == o.alias)) return &o;
   return nullptr;
 }
+
+/// A command line read option by option against a table: each option known, given once,
+/// with its value when the table says it takes one.
+///
+///   OptionReader line(option_table, args);
+///   for (std::string a, v; line.next(a, v);) { if (a == "--src") ... }
+class OptionReader {
+ public:
+  /// `args`: the arguments after the program's name.
+  OptionReader(std::span<const OptionInfo> table, std::vector<char*> args)
+      : table_(table), args_(std::move(args)) {}
+
+  /// The next option and its value ("" for a flag, or an optional value left out); false
+  /// at the end.
+  /// @throws UsageError naming the option when it is unknown, given more than once (the last
+  /// of two would win silently; a script that repeats one is usually wrong), or missing its
+  /// value.
+  bool next(std::string& option, std::string& value) {
+    if (k_ >= args_.size()) return false;
+    option = args_[k_++];
+    if (option.rfind("--", 0) == 0 && !seen_.insert(option).second)
+      throw UsageError{option, "given more than once"};
+    // Only the table's options: an option missing from --help is no option.
+    const OptionInfo* info = find_option(table_, option);
+    if (!info) throw UsageError{option, "unknown option"};
+    if (!info->value.empty() && !optional_value(*info) && k_ >= args_.size())
+      throw UsageError{option, "missing value"};
+    value = takes_value(*info, k_ < args_.size() ? args_[k_] : nullptr) ? args_[k_++] : "";
+    return true;
+  }
+  /// Whether `option` was read.
+  bool given(const std::string& option) const { return seen_.count(option) > 0; }
+
+ private:
+  std::span<const OptionInfo> table_;
+  std::vector<char*> args_;
+  std::size_t k_ = 0;
+  std::set<std::string> seen_;
+};
 
 /// `text` word-wrapped to `width` columns; it starts at column `col`, and every line
 /// after the first is indented to column `indent`.
