@@ -86,9 +86,7 @@ See docs/redist-plan.md for the report and the JSON fields.
 
 enum class Relabel { off, flat, nodes };
 
-struct Options {
-  LayoutSpec src, dst;
-  std::optional<Region> region;
+struct Options : LayoutOptions {
   int ranks = 0;
   int ranks_per_node = 1;
   std::string type = "double";
@@ -102,18 +100,11 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   Options o;
-  bool have_src = false, have_dst = false, have_ranks = false;
+  bool have_ranks = false;
   OptionReader line(option_table, std::vector<char*>(argv + 1, argv + argc));
   for (std::string a, v; line.next(a, v);) {
     try {
-      if (a == "--src") {
-        o.src = parse_layout(v, a);
-        have_src = true;
-      } else if (a == "--dst") {
-        o.dst = parse_layout(v, a);
-        have_dst = true;
-      } else if (a == "--region") {
-        o.region = parse_region(v, a);
+      if (o.take(a, v)) {  // --src, --dst, --region
       } else if (a == "--ranks") {
         const index_t p = parse_count(a, v, 1);
         if (p > INT32_MAX)
@@ -149,13 +140,9 @@ Options parse(int argc, char** argv) {
       throw UsageError{a, strip(e.what(), a)};
     }
   }
-  if (!have_src) throw UsageError{"--src", "missing (required)"};
-  if (!have_dst) throw UsageError{"--dst", "missing (required)"};
+  o.require();
   if (!have_ranks) throw UsageError{"--ranks", "missing (required)"};
-  o.dst = with_source(o.dst, o.src);
-  check_layout_option(o.src, "--src", o.ranks, element_bytes(o.type), "--ranks is");
-  check_layout_option(o.dst, "--dst", o.ranks, element_bytes(o.type), "--ranks is");
-  o.region = region_option(o.region, o.src, o.dst);
+  o.check(o.ranks, element_bytes(o.type), Op::none, "--ranks is");
   return o;
 }
 
@@ -244,6 +231,33 @@ int run(const Options& o) {
   };
   const InterNodeSchedule order = resolved_schedule(job.schedule, job.nodes);
   const double peak = peak_resident_bytes();
+  // The job's totals: over every rank's load where the relabeling planned them all, else the
+  // sampled ranks' sums scaled to P. Its set-up: the slowest rank's (the ranks set up in
+  // parallel), plus, with relabeling, the slowest row and the solve.
+  struct Totals {
+    double messages = 0, bytes_sent = 0, inter_node_bytes = 0, set_up_s = 0;
+    bool estimated = false;
+  } job_total;
+  {
+    std::vector<RankLoad> loads;
+    if (relabeling) {
+      loads = relabeling->loads;
+    } else {
+      for (const RankSetUp& r : ranks) loads.push_back(r.load);
+    }
+    for (const RankLoad& l : loads) {
+      job_total.messages += static_cast<double>(l.messages_sent);
+      job_total.bytes_sent += static_cast<double>(l.sent);
+      job_total.inter_node_bytes += static_cast<double>(l.sent_inter_node);
+    }
+    const double scale = static_cast<double>(o.ranks) / static_cast<double>(loads.size());
+    job_total.estimated = static_cast<int>(loads.size()) < o.ranks;
+    job_total.messages *= scale;
+    job_total.bytes_sent *= scale;
+    job_total.inter_node_bytes *= scale;
+    job_total.set_up_s = max_median(ranks, [](const RankSetUp& r) { return r.total_s(); }).first;
+    if (relabeling) job_total.set_up_s += relabeling->rows_max_s + relabeling->solve_s;
+  }
 
   std::printf("redist-plan: %d ranks, %d a node (%d nodes), type %s, simulated in one process\n",
               o.ranks, job.ranks_per_node, job.nodes, o.type.c_str());
@@ -293,6 +307,12 @@ int run(const Options& o) {
     std::printf("  predicted bandwidth (Eq. 3) %.3f GB/s, bound (Eq. 5) %.3f GB/s\n",
                 predicted->bandwidth_bytes_per_s * 1e-9, predicted->bound_bytes_per_s * 1e-9);
   }
+  std::printf(
+      "  job      %s%.0f messages, %.6g bytes sent, %.6g between nodes; set-up %.6f s (the "
+      "slowest rank%s)\n",
+      job_total.estimated ? "about " : "", job_total.messages, job_total.bytes_sent,
+      job_total.inter_node_bytes, job_total.set_up_s,
+      relabeling ? ", plus the slowest row and the solve" : "");
   std::printf("  process peak resident %.1f MB\n", peak * 1e-6);
   std::fflush(stdout);
 
@@ -359,6 +379,11 @@ int run(const Options& o) {
     } else {
       f << "null";
     }
+    f << ",\n  \"job\": {\"messages\": " << job_total.messages
+      << ", \"bytes_sent\": " << job_total.bytes_sent
+      << ", \"inter_node_bytes\": " << job_total.inter_node_bytes
+      << ", \"set_up_s\": " << job_total.set_up_s
+      << ", \"estimated\": " << (job_total.estimated ? "true" : "false") << "}";
     f << ",\n  \"peak_resident_bytes\": " << peak << "\n}\n";
   }
   return 0;

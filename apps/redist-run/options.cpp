@@ -25,18 +25,10 @@ void check_outputs(const Options& o) {
 
 Options parse(const std::vector<char*>& args, int comm_size) {
   Options o;
-  bool have_src = false, have_dst = false;
   OptionReader line(option_table(), args);
   for (std::string a, v; line.next(a, v);) {
     try {
-      if (a == "--src") {
-        o.src = parse_layout(v, a);
-        have_src = true;
-      } else if (a == "--dst") {
-        o.dst = parse_layout(v, a);
-        have_dst = true;
-      } else if (a == "--region") {
-        o.region = parse_region(v, a);
+      if (o.take(a, v)) {  // --src, --dst, --region
       } else if (a == "--type") {
         o.type = parse_type(a, v);
       } else if (a == "--batch") {
@@ -91,22 +83,18 @@ Options parse(const std::vector<char*>& args, int comm_size) {
       throw UsageError{a, strip(e.what(), a)};
     }
   }
-  if (!have_src) throw UsageError{"--src", "missing (required)"};
-  if (!have_dst) throw UsageError{"--dst", "missing (required)"};
+  o.require();
   if (line.given("--diag") && !line.given("--uplo"))
     throw UsageError{"--diag", "needs --uplo (the diagonal of which triangle?)"};
   if (o.type == "int")
     for (const auto& [arg, v] : {std::pair{"--alpha", o.alpha}, std::pair{"--beta", o.beta}})
       if (v != std::trunc(v) || std::abs(v) > 1 << 30)
         throw UsageError{arg, "must be an integer for --type int, got " + std::to_string(v)};
-  o.dst = with_source(o.dst, o.src);  // a synth target is built from --src (Algorithm 2)
   if (o.relabel != Relabel::off && o.dst.storage == StorageKind::scalapack)
     throw UsageError{"--relabel",
                      "needs tile storage on --dst (a relabeled grid is no "
                      "ScaLAPACK grid)"};
-  check_layout_option(o.src, "--src", comm_size, element_bytes(o.type));
-  check_layout_option(o.dst, "--dst", comm_size, element_bytes(o.type));
-  o.region = region_option(o.region, o.src, o.dst, o.op);
+  o.check(comm_size, element_bytes(o.type), o.op);
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include <redist/index.hpp>
 #include <redist/region.hpp>
 #include <redist/tools/command_line.hpp>
+#include <redist/tools/layout_options.hpp>
 #include <redist/tools/layout_spec.hpp>
 #include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
@@ -27,9 +28,8 @@ inline const char* relabel_name(Relabel r) {
   return r == Relabel::off ? "off" : r == Relabel::flat ? "flat" : "nodes";
 }
 
-struct Options {
-  LayoutSpec src, dst;
-  std::optional<Region> region;
+/// --src, --dst, --region (tools::LayoutOptions) and the rest.
+struct Options : LayoutOptions {
   std::string type = "double";
   index_t batch = 0;
   int repeat = 5;

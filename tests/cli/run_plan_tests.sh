@@ -121,6 +121,7 @@ rl = j["relabel"]
 assert rl["kind"] == "nodes" and rl["nonzeros"] > 0
 assert rl["inter_node_bytes"]["after"] <= rl["inter_node_bytes"]["before"], rl
 assert j["predicted"]["over"] == "every rank" and not j["predicted"]["link_estimated"]
+assert not j["job"]["estimated"] and j["job"]["inter_node_bytes"] == rl["inter_node_bytes"]["before"]
 PY
 ok $? "--relabel nodes at P = 256: rows and solve timed, bytes between nodes not more after"
 
@@ -134,6 +135,7 @@ j = json.load(open(sys.argv[1]))
 assert j["ranks"] == 65536 and j["nodes"] == 1024
 assert j["per_rank"]["memory"]["max"] <= 64e6, j["per_rank"]["memory"]
 assert j["predicted"]["link_estimated"] and j["predicted"]["seconds"] > 0
+assert j["job"]["estimated"] and j["job"]["messages"] > 0
 PY
 ok $? "65536 ranks, 64 a node: simulated, memory per rank within 64 MB, predicted"
 

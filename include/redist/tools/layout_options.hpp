@@ -62,4 +62,47 @@ inline Region region_option(const std::optional<Region>& given, const LayoutSpec
   return r;
 }
 
+/// The --src, --dst and --region options of a tool, read and checked alike: a tool's options
+/// derive from it, take() reads them among the others, require() and check() finish them.
+struct LayoutOptions {
+  LayoutSpec src, dst;
+  std::optional<Region> region;
+
+  /// Takes `option` with `value` if it is --src, --dst or --region; false for any other.
+  /// @throws parse_error naming the option and the offending text.
+  bool take(const std::string& option, const std::string& value) {
+    if (option == "--src") {
+      src = parse_layout(value, option);
+      have_src_ = true;
+    } else if (option == "--dst") {
+      dst = parse_layout(value, option);
+      have_dst_ = true;
+    } else if (option == "--region") {
+      region = parse_region(value, option);
+    } else {
+      return false;
+    }
+    return true;
+  }
+  /// After the last option: both layouts were given; a synth target is built from --src.
+  /// @throws UsageError naming --src or --dst when missing.
+  void require() {
+    if (!have_src_) throw UsageError{"--src", "missing (required)"};
+    if (!have_dst_) throw UsageError{"--dst", "missing (required)"};
+    dst = with_source(dst, src);  // a synth target is built from --src (Algorithm 2)
+  }
+  /// Checks both layouts for a job of `ranks` ranks (check_layout_option; `job` as there)
+  /// and defaults and checks the region (region_option).
+  /// @throws UsageError naming the option.
+  void check(int ranks, index_t element_bytes, Op op = Op::none,
+             const std::string& job = "the communicator has") {
+    check_layout_option(src, "--src", ranks, element_bytes, job);
+    check_layout_option(dst, "--dst", ranks, element_bytes, job);
+    region = region_option(region, src, dst, op);
+  }
+
+ private:
+  bool have_src_ = false, have_dst_ = false;
+};
+
 }  // namespace redist::tools
