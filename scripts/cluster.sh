@@ -2,14 +2,18 @@
 # Runs PROGRAM as one Open MPI job on N simulated nodes of one machine: each node is a network
 # namespace with its own hostname and its own (optionally rate-shaped) veth link; with N != 2
 # the links meet in a router namespace. Open MPI sees N distinct nodes, uses shared memory only
-# within a node, and sends everything else over TCP across the links. See docs/cluster.md.
+# within a node, and sends everything else over TCP across the links. Before PROGRAM runs, a
+# probe job checks that every rank runs on its node (hostname and network namespace), and the
+# script refuses with one line if not (an mpirun that ignores the cluster's launcher starts
+# every rank on node0). See docs/cluster.md.
 #
 #   scripts/cluster.sh [--nodes N] [--ranks-per-node R] [--rate RATE] [--burst B]
 #                      [--mtu BYTES] [--tcp-cc ALG] [--fault down:SECONDS] [--keep-going]
 #                      -- PROGRAM [ARGS...]
 #
-# Needs root (network namespaces). Exits with the job's exit code; 2 for a bad option or a
-# machine that cannot build the cluster (one line says which); 130/143 on SIGINT/SIGTERM.
+# Needs root (network namespaces). Exits with the job's exit code; 2 for a bad option, a
+# machine that cannot build the cluster, or ranks not on their nodes (one line says which);
+# 130/143 on SIGINT/SIGTERM.
 # Removes every namespace, link, temporary file and process it made, however it ends.
 set -euo pipefail
 
@@ -67,8 +71,10 @@ usage: $me [--nodes N] [--ranks-per-node R] [--rate RATE] [--burst B]
   --fault down:S       take node 1's link down S seconds after the job starts
   --keep-going         a rank that exits non-zero does not end the other ranks
                        (Open MPI's orte_abort_on_non_zero_status 0)
-Needs root. Exit status: the job's; 2 for bad options or a machine that cannot host the
-cluster; 130 / 143 when interrupted. docs/cluster.md has the details.
+Needs root. Before PROGRAM, a probe job checks that each rank runs on its node (hostname
+and network namespace). Exit status: the job's; 2 for bad options, a machine that cannot
+host the cluster, or ranks that mpirun did not start on their nodes; 130 / 143 when
+interrupted. docs/cluster.md has the details.
 EOF
 }
 
@@ -320,8 +326,11 @@ forwarded_env() {
   compgen -e | grep -Ev '^(OMPI_|OPAL_|ORTE_|PMIX_|PRTE_)|^(_|PWD|OLDPWD|SHLVL)$' || true
 }
 
+# mpirun_command [--probe] PROGRAM...: the mpirun command line that runs PROGRAM on every
+# rank, in job_command. --probe: without the --keep-going wrapper (check_placement's job).
 mpirun_command() {
-  local name
+  local name wrap=$keep_going
+  if [[ $1 == --probe ]]; then wrap=0; shift; fi
   # shellcheck disable=SC2054 # tcp,self,vader is one value
   job_command=(mpirun --allow-run-as-root --oversubscribe
     -np $((nodes * ranks_per_node)) --hostfile "$tmp/hostfile"
@@ -333,8 +342,55 @@ mpirun_command() {
   while read -r name; do
     job_command+=(-x "$name")
   done < <(forwarded_env)
-  ((keep_going == 0)) || job_command+=("$tmp/rank")
-  job_command+=("${program[@]}")
+  ((wrap == 0)) || job_command+=("$tmp/rank")
+  job_command+=("$@")
+}
+
+# ns_identity NODE: node NODE's network namespace as readlink /proc/self/ns/net shows it
+# from inside: net:[INODE].
+ns_identity() {
+  echo "net:[$(stat -L -c %i "/run/netns/$(node_ns "$1")")]"
+}
+
+# Every rank must run on its node: Open MPI places ranks by slot, so rank k belongs on node
+# k / ranks_per_node, under that node's hostname and in its network namespace. A probe job
+# (no MPI in it) has each rank print its rank, hostname and namespace; an mpirun that does
+# not start its daemons through the agent (another MPI, one that ignores the hostfile or the
+# rsh agent) runs them all on node0, where a job would see one node and beat the link. One
+# line names the first rank out of place; exit 2.
+check_placement() {
+  local rc=0 k node want_ns line rank host ns seen=0 where=()
+  # shellcheck disable=SC2016 # the rank's shell expands these
+  mpirun_command --probe sh -c \
+    'echo "placement ${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-?}}} $(hostname) $(readlink /proc/self/ns/net)"'
+  # shellcheck disable=SC2016 # sh expands these, not this script
+  timeout --kill-after=2 "$launch_timeout_s" ip netns exec "$(node_ns 0)" \
+    unshare --uts --pid --fork --kill-child --mount-proc \
+    sh -c 'hostname "$0" && "$@"' node0 "${job_command[@]}" \
+    </dev/null >"$tmp/placement" 2>"$tmp/placement.err" || rc=$?
+  if ((rc != 0)); then
+    line=$(grep -m1 . "$tmp/placement.err" || true)
+    fail "cannot check where the ranks run: the probe job exited $rc${line:+: $line}"
+  fi
+  while read -r _ rank host ns; do
+    if ! [[ $rank =~ ^[0-9]+$ ]] || ((rank >= nodes * ranks_per_node)); then continue; fi
+    where[rank]="$host $ns"
+    seen=$((seen + 1))
+  done < <(grep '^placement ' "$tmp/placement")
+  for ((k = 0; k < nodes * ranks_per_node; k++)); do
+    node=$((k / ranks_per_node))
+    want_ns=$(ns_identity "$node")
+    if [[ -z ${where[k]:-} ]]; then
+      fail "ranks not on their nodes: rank $k did not report where it runs ($seen of" \
+        "$((nodes * ranks_per_node)) did; is '$(command -v mpirun)' Open MPI with the rsh agent?)"
+    fi
+    read -r host ns <<<"${where[k]}"
+    if [[ $host != "node$node" || $ns != "$want_ns" ]]; then
+      fail "ranks not on their nodes: rank $k runs on host $host in network namespace $ns," \
+        "not on node$node ($want_ns): '$(command -v mpirun)'" \
+        "($(mpirun --version 2>&1 | head -n 1)) did not start it through the cluster's agent"
+    fi
+  done
 }
 
 # With --keep-going mpirun exits 0 whatever its ranks return, so each rank runs under this
@@ -586,7 +642,9 @@ main() {
   write_agent
   write_hostfile
   ((keep_going == 0)) || write_rank_wrapper
-  mpirun_command
+  check_placement
+  note "placement checked: rank k on node k / $ranks_per_node, its hostname and network namespace"
+  mpirun_command "${program[@]}"
   hung_launcher=0
   start_job
   watch_job

@@ -6,7 +6,7 @@
 namespace redist_run {
 namespace {
 
-constexpr OptionInfo option_table[] = {
+constexpr OptionInfo options[] = {
     {"--src", "", "LAYOUT", "required", "source matrix layout"},
     {"--dst", "", "LAYOUT", "required", "target matrix layout"},
     {"--region", "", "REGION", "the largest common top-left block, transposed with --op t/c",
@@ -46,6 +46,9 @@ constexpr OptionInfo option_table[] = {
      "move K matrices of these layouts in one exchange, >= 1, as many as fit in memory"},
     {"--verify", "", "", "off",
      "fill, run, and check every target element; exit 1 if any is wrong"},
+    {"--machine", "", "FILE|KEY=V,...", "none",
+     "predict the move's time on this machine (cost_model.hpp: redist-calibrate's JSON "
+     "file, or its keys inline) and report it beside the measured time"},
     {"--json", "", "FILE", "none", "write a JSON report (rank 0)"},
     {"--dot", "", "FILE", "none", "write rank 0's task graph in Graphviz format"},
     {"--help", "-h", "", "", "print this help and exit 0"},
@@ -125,55 +128,16 @@ Examples:
 See docs/redist-run.md for the report, the JSON fields and every error.
 )";
 
-/// `text` word-wrapped to `width` columns; it starts at column `col`, and every line
-/// after the first is indented to column `indent`.
-std::string wrap(std::string_view text, std::size_t col, std::size_t indent,
-                 std::size_t width = 80) {
-  std::string out;
-  for (std::size_t k = 0; k < text.size();) {
-    const std::size_t end = std::min(text.find(' ', k), text.size());
-    const std::string_view word = text.substr(k, end - k);
-    if (k > 0) {
-      if (col + 1 + word.size() > width) {
-        out += "\n" + std::string(indent, ' ');
-        col = indent;
-      } else {
-        out += ' ';
-        ++col;
-      }
-    }
-    out += word;
-    col += word.size();
-    k = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
+std::span<const OptionInfo> option_table() { return options; }
+
 const OptionInfo* find_option(std::string_view arg) {
-  for (const auto& o : option_table)
-    if (arg == o.name || (!o.alias.empty() && arg == o.alias)) return &o;
-  return nullptr;
+  return redist::tools::find_option(options, arg);
 }
 
 std::string help_text() {
-  std::string s(help_intro);
-  constexpr std::size_t column = 21;  // where the meanings start
-  for (const auto& o : option_table) {
-    std::string head = "  " + std::string(o.name);
-    if (!o.alias.empty()) head += ", " + std::string(o.alias);
-    if (!o.value.empty()) head += " " + std::string(o.value);
-    head += head.size() + 1 < column ? std::string(column - head.size(), ' ') : "  ";
-    std::string meaning(o.meaning);
-    if (o.fallback == "required")
-      meaning += " (required)";
-    else if (!o.fallback.empty())
-      meaning += " (default: " + std::string(o.fallback) + ")";
-    s += head + wrap(meaning, head.size(), column) + "\n";
-  }
-  s += help_examples;
-  return s;
+  return std::string(help_intro) + redist::tools::option_help(options) + std::string(help_examples);
 }
 
 CommandLine split_command_line(int argc, char** argv) {

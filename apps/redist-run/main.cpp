@@ -88,6 +88,8 @@ void agree_on_inputs(const boost::mpi::communicator& world, const std::optional<
                                    value_item("--uplo", static_cast<index_t>(o->triangle.uplo)),
                                    value_item("--diag", static_cast<index_t>(o->triangle.diag)),
                                    value_item("--count", o->count),
+                                   // Whether every rank gathers its load for the prediction.
+                                   value_item("--machine", o->machine.has_value()),
                                });
 }
 

@@ -16,6 +16,7 @@
 #include <boost/serialization/vector.hpp>
 #include <mpi.h>
 
+#include <redist/cost_model.hpp>
 #include <redist/engine/node_schedule.hpp>
 #include <redist/redist.hpp>
 #include <redist/task_graph_graphviz.hpp>
@@ -151,6 +152,17 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   for (const Transport how : all_transports)
     carried.push_back(boost::mpi::all_reduce(comm, R.messages(how).first, std::plus<index_t>()));
   const std::string refused = R.cross_memory_refused();
+  // --machine: every rank's load (cost_model.hpp), for rank 0's prediction.
+  std::vector<std::vector<index_t>> loads;
+  if (o.machine) {
+    const RankLoad l = rank_load(R.plan(), nodes.node_of_rank, esize);
+    boost::mpi::gather(
+        comm,
+        std::vector<index_t>{l.node, l.node_ranks, l.sent, l.received, l.local, l.sent_inter_node,
+                             l.received_inter_node, l.messages_sent, l.messages_received,
+                             l.messages_sent_inter_node, l.messages_received_inter_node},
+        loads, 0);
+  }
 
   if (!o.dot.empty() && me == 0) {
     std::ofstream f(o.dot);
@@ -195,6 +207,15 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   m.mismatches = bad_total;
   m.verified_elements = checked_total;
   m.first_mismatches = std::move(all_bad);
+  if (o.machine) {
+    std::vector<RankLoad> all;
+    for (int r = 0; r < np; ++r) {
+      const std::vector<index_t>& v = loads[static_cast<std::size_t>(r)];
+      all.push_back(RankLoad{r, static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3], v[4],
+                             v[5], v[6], v[7], v[8], v[9], v[10]});
+    }
+    m.predicted = predict(all, *o.machine);
+  }
   print_report(o, region, m);
   if (!o.json.empty()) write_json_report(o, region, m);
   return bad_total == 0 ? 0 : 1;

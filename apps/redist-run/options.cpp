@@ -1,77 +1,19 @@
 #include "options.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
-#include <cstring>
-#include <set>
 #include <string>
-#include <system_error>
-#include <unistd.h>
 #include <utility>
 
 #include <redist/checked.hpp>
 #include <redist/error.hpp>
+#include <redist/tools/layout_options.hpp>
+#include <redist/tools/machine_spec.hpp>
 #include <redist/transform.hpp>
 
 #include "command_line.hpp"
-#include <sys/stat.h>
 
 namespace redist_run {
-namespace {
-
-double parse_real(const std::string& arg, const std::string& v) {
-  char* end = nullptr;
-  errno = 0;
-  const double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !std::isfinite(x))
-    throw UsageError{arg, "expected a finite real number, got '" + v + "'"};
-  return x;
-}
-
-index_t parse_count(const std::string& arg, const std::string& v, index_t min) {
-  index_t x = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (v.empty() || ec != std::errc() || p != v.data() + v.size() || x < min)
-    throw UsageError{arg, "expected an integer >= " + std::to_string(min) + ", got '" + v + "'"};
-  return x;
-}
-
-/// Why `path` cannot be written ("" if it can), without creating it: the file exists and is
-/// writable, or its directory exists and is writable.
-std::string why_unwritable(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return "is a directory";
-    return ::access(path.c_str(), W_OK) == 0 ? "" : std::strerror(errno);
-  }
-  if (errno != ENOENT) return std::strerror(errno);
-  const auto slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : path.substr(0, slash);
-  if (::stat(dir.c_str(), &st) != 0) return "directory '" + dir + "': " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a directory";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    return "directory '" + dir + "': " + std::strerror(errno);
-  return "";
-}
-
-}  // namespace
-
-std::string strip(const std::string& what, const std::string& argument) {
-  const std::string prefix = "redist: " + argument + ": ";
-  if (what.rfind(prefix, 0) == 0) return what.substr(prefix.size());
-  if (what.rfind("redist: ", 0) == 0) return what.substr(8);
-  return what;
-}
-
-index_t element_bytes(const std::string& type) {
-  if (type == "float" || type == "int") return 4;
-  if (type == "cdouble") return 16;
-  return 8;  // double, cfloat
-}
 
 void check_outputs(const Options& o) {
   for (const auto& [arg, path] : {std::pair{"--json", &o.json}, std::pair{"--dot", &o.dot}}) {
@@ -81,48 +23,14 @@ void check_outputs(const Options& o) {
   }
 }
 
-/// A policy option's value (auto, ...), or the usage error listing the choices.
-template <class E>
-E policy_option(const std::string& option, const std::string& value) {
-  try {
-    return parse_policy<E>(value, option);
-  } catch (const invalid_argument&) {
-    throw UsageError{option, "expected " + policy_choices<E>() + ", got '" + value + "'"};
-  }
-}
-
 Options parse(const std::vector<char*>& args, int comm_size) {
   Options o;
-  bool have_src = false, have_dst = false;
-  std::set<std::string> seen;
-  const std::size_t n = args.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::string a = args[k];
-    // The last of two would win silently; a script that repeats one is usually wrong.
-    if (a.rfind("--", 0) == 0 && !seen.insert(a).second)
-      throw UsageError{a, "given more than once"};
-    // Only the table's options: an option missing from --help is no option.
-    const OptionInfo* info = find_option(a);
-    if (!info) throw UsageError{a, "unknown option"};
-    // The table says which options take a value (split_command_line skips it likewise).
-    if (!info->value.empty() && !optional_value(*info) && k + 1 >= n)
-      throw UsageError{a, "missing value"};
-    const std::string v = takes_value(*info, k + 1 < n ? args[k + 1] : nullptr) ? args[++k] : "";
+  OptionReader line(option_table(), args);
+  for (std::string a, v; line.next(a, v);) {
     try {
-      if (a == "--src") {
-        o.src = parse_layout(v, a);
-        have_src = true;
-      } else if (a == "--dst") {
-        o.dst = parse_layout(v, a);
-        have_dst = true;
-      } else if (a == "--region") {
-        o.region = parse_region(v, a);
+      if (o.take(a, v)) {  // --src, --dst, --region
       } else if (a == "--type") {
-        o.type = v;
-        if (o.type != "double" && o.type != "float" && o.type != "cdouble" && o.type != "cfloat" &&
-            o.type != "int")
-          throw UsageError{
-              a, "unknown type '" + o.type + "' (expected double, float, cdouble, cfloat or int)"};
+        o.type = parse_type(a, v);
       } else if (a == "--batch") {
         o.batch = parse_count(a, v, 0);
       } else if (a == "--repeat") {
@@ -137,6 +45,9 @@ Options parse(const std::vector<char*>& args, int comm_size) {
         o.transport = policy_option<TransportPolicy>(a, v);
       } else if (a == "--inter-node-schedule") {
         o.inter_node_schedule = policy_option<InterNodeSchedule>(a, v);
+      } else if (a == "--machine") {
+        o.machine = parse_machine(v, a);
+        validate(*o.machine, false);
       } else if (a == "--json") {
         o.json = v;
         if (o.json.empty()) throw UsageError{a, "empty file name"};
@@ -168,53 +79,22 @@ Options parse(const std::vector<char*>& args, int comm_size) {
         // In the table but not handled here (--help is taken before parse): a bug.
         throw UsageError{a, "not implemented"};
       }
-    } catch (const parse_error& e) {
+    } catch (const invalid_argument& e) {  // parse_error, and a machine's validate
       throw UsageError{a, strip(e.what(), a)};
     }
   }
-  if (!have_src) throw UsageError{"--src", "missing (required)"};
-  if (!have_dst) throw UsageError{"--dst", "missing (required)"};
-  if (seen.count("--diag") && !seen.count("--uplo"))
+  o.require();
+  if (line.given("--diag") && !line.given("--uplo"))
     throw UsageError{"--diag", "needs --uplo (the diagonal of which triangle?)"};
   if (o.type == "int")
     for (const auto& [arg, v] : {std::pair{"--alpha", o.alpha}, std::pair{"--beta", o.beta}})
       if (v != std::trunc(v) || std::abs(v) > 1 << 30)
         throw UsageError{arg, "must be an integer for --type int, got " + std::to_string(v)};
-  o.dst = with_source(o.dst, o.src);  // a synth target is built from --src (Algorithm 2)
   if (o.relabel != Relabel::off && o.dst.storage == StorageKind::scalapack)
     throw UsageError{"--relabel",
                      "needs tile storage on --dst (a relabeled grid is no "
                      "ScaLAPACK grid)"};
-  for (const auto* s : {&o.src, &o.dst}) {
-    const std::string arg = s == &o.src ? "--src" : "--dst";
-    const index_t need = s->ranks(comm_size);
-    if (need > comm_size)
-      throw UsageError{arg, "distribution needs " + std::to_string(need) +
-                                " ranks but the communicator has " + std::to_string(comm_size) +
-                                " ('" + s->text + "')"};
-    // Sizes that overflow (elements, bytes of the chosen type) are refused here, on every
-    // rank alike, before any storage is planned.
-    try {
-      (void)make_layout(*s, comm_size);
-      (void)redist::detail::checked_mul(
-          redist::detail::checked_mul(s->extent.rows, s->extent.cols, "matrix elements"),
-          element_bytes(o.type), "matrix bytes");
-    } catch (const redist::error& e) {
-      throw UsageError{arg, strip(e.what(), arg) + " ('" + s->text + "')"};
-    }
-  }
-  const bool t = o.op != Op::none;
-  if (!o.region)
-    o.region = Region{{std::min(o.src.extent.rows, t ? o.dst.extent.cols : o.dst.extent.rows),
-                       std::min(o.src.extent.cols, t ? o.dst.extent.rows : o.dst.extent.cols)},
-                      {0, 0},
-                      {0, 0}};
-  try {
-    validate_region(*o.region, make_shape(o.src), make_shape(o.dst), o.op);
-  } catch (const region_error& e) {
-    throw UsageError{"--region", to_string(*o.region) + (t ? " (transposed by --op)" : "") + ": " +
-                                     strip(e.what(), "--region")};
-  }
+  o.check(comm_size, element_bytes(o.type), o.op);
   return o;
 }
 

@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include <redist/cost_model.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/index.hpp>
 #include <redist/region.hpp>
+#include <redist/tools/command_line.hpp>
+#include <redist/tools/layout_options.hpp>
 #include <redist/tools/layout_spec.hpp>
 #include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
@@ -25,15 +28,8 @@ inline const char* relabel_name(Relabel r) {
   return r == Relabel::off ? "off" : r == Relabel::flat ? "flat" : "nodes";
 }
 
-/// Bad input: the argument it came from and the message; exit status 2.
-struct UsageError {
-  std::string argument;
-  std::string message;
-};
-
-struct Options {
-  LayoutSpec src, dst;
-  std::optional<Region> region;
+/// --src, --dst, --region (tools::LayoutOptions) and the rest.
+struct Options : LayoutOptions {
   std::string type = "double";
   index_t batch = 0;
   int repeat = 5;
@@ -45,19 +41,14 @@ struct Options {
   Op op = Op::none;
   double alpha = 1, beta = 0;
   Triangle triangle{};
-  index_t count = 1;  ///< matrices moved in one exchange
+  index_t count = 1;               ///< matrices moved in one exchange
+  std::optional<Machine> machine;  ///< --machine: predict the move (rank 0 reports it)
 };
 
 inline const char* op_name(Op op) { return op == Op::none ? "n" : op == Op::transpose ? "t" : "c"; }
 inline const char* uplo_name(Uplo u) {
   return u == Uplo::all ? "all" : u == Uplo::lower ? "l" : "u";
 }
-
-/// Bytes of one element of a --type.
-index_t element_bytes(const std::string& type);
-
-/// Strips the "redist: <argument>: " prefix of a redist error message.
-std::string strip(const std::string& what, const std::string& argument);
 
 /// Rank 0 writes the reports: their paths must be writable before the run, not after it.
 /// @throws UsageError naming --json or --dot and why.

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <redist/tools/machine_spec.hpp>
+
 namespace redist_run {
 namespace {
 
@@ -26,24 +28,6 @@ std::string data_path(const std::vector<index_t>& carried) {
       path += to_string(all_transports[k]);
     }
   return path.empty() ? "none" : path;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-template <class V>
-std::string json_array(const std::vector<V>& v) {
-  std::ostringstream os;
-  os << "[";
-  for (std::size_t k = 0; k < v.size(); ++k) os << (k ? ", " : "") << v[k];
-  os << "]";
-  return os.str();
 }
 
 /// The numbers both reports derive from a Measurement.
@@ -130,6 +114,14 @@ void print_report(const Options& o, const Region& region, const Measurement& m) 
   std::printf("  time     min %.6f s, median %.6f s over %d runs\n", d.t_min, d.t_med, o.repeat);
   std::printf("  bandwidth (Eq. 3) %.3f GB/s at min time, %.3f GB/s at median\n", d.bw_min * 1e-9,
               d.bw_med * 1e-9);
+  if (m.predicted) {
+    const RankTime& c = m.predicted->critical;
+    std::printf(
+        "  predicted %.6f s (measured min / %.2f), critical rank %d: link %.6f, shm %.6f, "
+        "latency %.6f, pack %.6f, unpack %.6f, local %.6f s\n",
+        m.predicted->seconds, d.t_min > 0 ? m.predicted->seconds / d.t_min : 0.0,
+        m.predicted->critical_rank, c.link, c.shm, c.latency, c.pack, c.unpack, c.local);
+  }
   std::printf("  buffers  %lld B max per rank\n", static_cast<long long>(d.buffer_max));
   std::printf(
       "  memory   plan %lld B + schedule %lld B max per rank (beside the buffers; "
@@ -212,7 +204,22 @@ void write_json_report(const Options& o, const Region& region, const Measurement
       << "  \"bandwidth\": {\"bytes_per_s_min_time\": " << d.bw_min
       << ", \"bytes_per_s_median_time\": " << d.bw_med << ", \"max_remote_bytes\": " << d.remote_max
       << "},\n"
-      << "  \"verified\": " << (o.verify && m.mismatches == 0 ? "true" : "false") << ",\n"
+      << "  \"predicted_s\": ";
+    if (m.predicted) {
+      const RankTime& c = m.predicted->critical;
+      f << m.predicted->seconds
+        << ",\n  \"predicted\": {\"critical_rank\": " << m.predicted->critical_rank
+        << ", \"terms\": {\"link\": " << c.link << ", \"shm\": " << c.shm
+        << ", \"latency\": " << c.latency << ", \"pack\": " << c.pack
+        << ", \"unpack\": " << c.unpack << ", \"local\": " << c.local
+        << "}, \"link_bytes\": " << m.predicted->link_bytes
+        << ", \"bandwidth_bytes_per_s\": " << m.predicted->bandwidth_bytes_per_s
+        << ", \"bound_bytes_per_s\": " << m.predicted->bound_bytes_per_s << ", \"machine\": {"
+        << tools::machine_json_fields(*o.machine) << "}},\n";
+    } else {
+      f << "null,\n";
+    }
+    f << "  \"verified\": " << (o.verify && m.mismatches == 0 ? "true" : "false") << ",\n"
       << "  \"verified_elements\": " << (o.verify ? m.verified_elements : 0) << ",\n"
       << "  \"mismatches\": " << m.mismatches << "\n"
       << "}\n";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <redist/cost_model.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/index.hpp>
 #include <redist/set_up_times.hpp>
@@ -54,6 +55,7 @@ struct Measurement {
   std::vector<double> times;  ///< per timed run, the slowest rank's
   index_t mismatches = 0, verified_elements = 0;
   std::vector<std::vector<std::string>> first_mismatches;  ///< per rank, its first few
+  std::optional<Prediction> predicted;                     ///< with --machine
 };
 
 /// The text report on stdout (mismatches on stderr).

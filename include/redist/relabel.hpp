@@ -80,18 +80,15 @@ struct SparseVolumes {
   }
 };
 
-/// Rank `rank`'s row of the volume matrix: the elements of the region it holds of each
-/// target role, sorted by role, zeros left out. Plans this rank only (make_plan).
-/// @throws what make_plan throws.
+/// The row of the volume matrix of the rank whose plan is `plan`: the elements of the
+/// region it holds of each target role, sorted by role, zeros left out. O(messages log
+/// messages).
 /// @post row[k].role < row[k + 1].role and row[k].elements > 0
-template <class SrcLayout, class DstLayout>
-std::vector<VolumeEntry> volume_row(const SrcLayout& src, const DstLayout& dst,
-                                    const Region& region, int rank, int comm_size) {
-  const Plan plan = make_plan(src, dst, region, rank, comm_size);
+inline std::vector<VolumeEntry> volume_row(const Plan& plan) {
   std::vector<VolumeEntry> row;
   row.reserve(plan.send.messages.size() + 1);
   for (const Message& m : plan.send.messages) row.push_back({m.peer, m.elements});
-  row.push_back({rank, plan.stats.elements_local});
+  row.push_back({plan.rank, plan.stats.elements_local});
   std::sort(row.begin(), row.end(),
             [](const VolumeEntry& a, const VolumeEntry& b) { return a.role < b.role; });
   std::vector<VolumeEntry> merged;  // one entry per role (a message per batch before)
@@ -103,6 +100,15 @@ std::vector<VolumeEntry> volume_row(const SrcLayout& src, const DstLayout& dst,
       merged.push_back(e);
   }
   return merged;
+}
+
+/// Rank `rank`'s row of the volume matrix (volume_row of its plan). Plans this rank only
+/// (make_plan).
+/// @throws what make_plan throws.
+template <class SrcLayout, class DstLayout>
+std::vector<VolumeEntry> volume_row(const SrcLayout& src, const DstLayout& dst,
+                                    const Region& region, int rank, int comm_size) {
+  return volume_row(make_plan(src, dst, region, rank, comm_size));
 }
 
 /// volume[s * P + r]: elements of the region that source rank s holds and target role r

@@ -15,14 +15,8 @@ set -u
 
 build=${1:?usage: run_cli_tests.sh BUILD_DIR}
 exe=${REDIST_RUN:-$build/apps/redist-run}
-mpiexec=${MPIEXEC:-mpiexec}
-if [[ -z ${MPIEXEC_FLAGS+x} ]]; then
-  if "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
-    MPIEXEC_FLAGS="--allow-run-as-root --oversubscribe"
-  else
-    MPIEXEC_FLAGS=""
-  fi
-fi
+# shellcheck source=tests/cli/mpiexec.sh
+source "$(dirname "$0")/mpiexec.sh"
 limit=${CLI_TIMEOUT:-120}
 export OMP_NUM_THREADS=1
 

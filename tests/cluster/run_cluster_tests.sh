@@ -2,7 +2,9 @@
 # Self-test of scripts/cluster.sh with real Open MPI jobs of tests/cluster/hello.cpp:
 #   - placement: distinct hostnames, OMPI_COMM_WORLD_LOCAL_SIZE and the shared-memory group
 #     size on each node, and the caller's environment on every rank, for 2 x 1, 2 x 2 and
-#     3 x 1 (router)
+#     3 x 1 (router); cluster.sh's own check of each rank's hostname and network namespace
+#     passes there, and refuses (exit 2, one line naming the rank, PROGRAM not run) when an
+#     mpirun that ignores the hostfile starts every rank on node0
 #   - exit codes: a rank's 3 (and a plain program's 3) comes back; --keep-going reports the
 #     lowest failed rank's status
 #   - cleanup: no namespace, link, process or temporary file with the run's prefix is left
@@ -128,6 +130,7 @@ placement() {
   done
   hosts=$(sed -nE 's/.* host ([^ ]+) .*/\1/p' "$out" | sort -u | wc -l)
   [[ $hosts -eq $n ]] || bad+=" $hosts hostnames;"
+  grep -q "placement checked: rank k on node k / $r" "$err" || bad+=" no placement check;"
   if [[ -z $bad ]]; then
     pass "$what: $n hostnames, local_size and node_size $r, environment on every rank ($secs s)"
   else
@@ -141,6 +144,32 @@ placement 2 2
 placement 3 1
 grep -q "router netns" "$err"
 check $? "3 x 1 runs through a router namespace"
+
+# An mpirun that starts every rank on node0 (as one that ignores the hostfile or the agent
+# would: a machine with an MPI of its own): cluster.sh refuses before PROGRAM runs.
+mkdir -p "$work/other-mpi"
+cat >"$work/other-mpi/mpirun" <<EOF
+#!/usr/bin/env bash
+# Every rank on the first host of the hostfile.
+args=()
+while ((\$# > 0)); do
+  if [[ \$1 == --hostfile ]]; then
+    head -n 1 "\$2" >"\$2.first"
+    args+=(--hostfile "\$2.first")
+    shift 2
+    continue
+  fi
+  args+=("\$1")
+  shift
+done
+exec $(command -v mpirun) "\${args[@]}"
+EOF
+chmod +x "$work/other-mpi/mpirun"
+PATH=$work/other-mpi:$PATH run --nodes 2 --ranks-per-node 2 -- "$hello"
+[[ $rc -eq 2 && ! -s $out ]] &&
+  tail -n 1 "$err" | grep -q "ranks not on their nodes: rank 2 runs on host node0 in network namespace net:\[[0-9]*\], not on node1"
+check $? "every rank on node0: exit $rc, one line naming rank 2, hello not run ($(tail -n 1 "$err"))"
+expect_clean "wrong placement" "$err"
 
 # Each node's TCP uses the congestion control asked for (reno: every kernel allows it).
 run --tcp-cc reno -- cat /proc/sys/net/ipv4/tcp_congestion_control

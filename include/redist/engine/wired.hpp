@@ -237,7 +237,7 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
               cut_chunks(plan_, plan_.local, local_part_elements())};
   });
   // The plan's statistics with the bytes that cross a node's link.
-  plan_.stats = with_node_traffic(plan_, nodes.node_of_rank);
+  plan_.stats = with_node_traffic(plan_, nodes.node_of_rank, nodes.nodes);
   if (steps) use_step_pieces();
   transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
   read_whole_messages(chunks, choice, chunk_limit);

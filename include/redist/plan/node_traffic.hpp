@@ -37,16 +37,17 @@ concept PlanWithMessages = requires(const P& p) {
   { p.recv.messages.front().peer } -> std::convertible_to<int>;
 };
 
-/// plan.stats with the node fields filled: nodes = the distinct entries of node_of_rank,
-/// and the elements of plan.send (plan.recv) messages whose peer is on another node than
-/// plan.rank. Costs O(messages + P log P).
-/// @pre node_of_rank[r] is rank r's node (any integers: equal means one node).
+/// plan.stats with the node fields filled: nodes = `nodes`, and the elements of plan.send
+/// (plan.recv) messages whose peer is on another node than plan.rank. Costs O(messages):
+/// nothing per rank of the communicator (a job of 65536 ranks: bench/README.md).
+/// @pre node_of_rank[r] is rank r's node (any integers: equal means one node), and `nodes`
+/// the number of its distinct entries (NodeMap::nodes).
 /// @post elements_sent_inter_node <= elements_sent, and likewise received; both are 0
 /// when nodes == 1.
 /// @throws invalid_argument naming node_of_rank.size() unless it equals plan.comm_size,
 /// or a message's peer if it is outside [0, comm_size).
 template <PlanWithMessages P>
-PlanStats with_node_traffic(const P& plan, const std::vector<int>& node_of_rank) {
+PlanStats with_node_traffic(const P& plan, const std::vector<int>& node_of_rank, int nodes) {
   const auto size = static_cast<std::size_t>(plan.comm_size);
   detail::require<invalid_argument>(node_of_rank.size() == size,
                                     "one node per rank of the plan's communicator is needed",
@@ -55,9 +56,7 @@ PlanStats with_node_traffic(const P& plan, const std::vector<int>& node_of_rank)
                                     "the plan's rank must be in [0, comm_size)", "plan.rank",
                                     plan.rank);
   PlanStats s = plan.stats;
-  std::vector<int> names(node_of_rank);
-  std::sort(names.begin(), names.end());
-  s.nodes = static_cast<int>(std::unique(names.begin(), names.end()) - names.begin());
+  s.nodes = nodes;
   const int home = node_of_rank[static_cast<std::size_t>(plan.rank)];
   const auto off_node = [&](const auto& messages, const char* direction) {
     index_t elements = 0;
@@ -72,6 +71,16 @@ PlanStats with_node_traffic(const P& plan, const std::vector<int>& node_of_rank)
   s.elements_sent_inter_node = off_node(plan.send.messages, "send");
   s.elements_received_inter_node = off_node(plan.recv.messages, "recv");
   return s;
+}
+
+/// with_node_traffic with nodes counted from node_of_rank: O(messages + P log P).
+/// @throws invalid_argument as above.
+template <PlanWithMessages P>
+PlanStats with_node_traffic(const P& plan, const std::vector<int>& node_of_rank) {
+  std::vector<int> names(node_of_rank);
+  std::sort(names.begin(), names.end());
+  const auto nodes = static_cast<int>(std::unique(names.begin(), names.end()) - names.begin());
+  return with_node_traffic(plan, node_of_rank, nodes);
 }
 
 }  // namespace redist

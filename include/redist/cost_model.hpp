@@ -1,0 +1,255 @@
+#pragma once
+/// @file cost_model.hpp
+/// predict: how long a move will take, from the plans alone (no MPI, nothing run), by the
+/// cost model of Cao et al. 2021 (papers/cao2021-evaluating-redistribution-parsec.txt,
+/// section 7.2, Eq. 3-5) on the two link classes of Cao et al. 2020 (section 4): between
+/// nodes and within one.
+///
+/// Rank i's time is a sum of terms (Eq. 4, each term below in seconds):
+///
+/// | term      | Eq. 4                  | here                                                  |
+/// |-----------|------------------------|-------------------------------------------------------|
+/// | link      | M_remote^i / B_net     | the bytes over rank i's node link, the busier         |
+/// |           |                        | direction (the sum over the node's ranks), / B_link   |
+/// | shm       | (in B_net)             | bytes to / from ranks of i's node, the larger, /      |
+/// |           |                        | B_shm (0 with the node window: no copy but pack and   |
+/// |           |                        | unpack, which are counted below)                      |
+/// | latency   | T_extra^i              | messages between nodes x L_link + within x L_shm      |
+/// |           |                        | (sent or received, the more)                          |
+/// | pack      | M_remote^i / B_memcpy  | M_send^i / B_memcpy                                   |
+/// | unpack    | M_remote^i / B_memcpy  | M_receive^i / B_memcpy                                |
+/// | local     | M_local^i / B_memcpy   | M_local^i / B_memcpy                                  |
+///
+/// T = max_i T^i (Eq. 2, 4); the critical rank is that i. With every remote byte between
+/// nodes, one rank a node and M_send = M_receive this is Eq. 4 with T_extra the latency.
+/// Eq. 3's bandwidth at T and Eq. 5's bound come with it.
+///
+/// Worked example (tests/unit/test_cost_model.cpp): two ranks on two nodes, rank 0 sends
+/// 8 MB to rank 1 in one message, B_link = 1 GB/s, L_link = 10 us, B_memcpy = 4 GB/s:
+/// rank 0: link 8 ms + latency 0.01 ms + pack 2 ms = 10.01 ms; rank 1: link 8 ms + latency
+/// 0.01 ms + unpack 2 ms = 10.01 ms; T = 10.01 ms, critical rank 0 (the lower of a tie).
+///
+/// Pure: it reads plans (plan.hpp) or their statistics with the node fields filled
+/// (plan/node_traffic.hpp). A sample of the ranks is enough: a node's link bytes are then
+/// the mean of its sampled ranks times its ranks (RankLoad::node_ranks), and
+/// Prediction::link_estimated says so.
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <redist/error.hpp>
+#include <redist/index.hpp>
+#include <redist/plan.hpp>
+#include <redist/plan/node_traffic.hpp>
+
+namespace redist {
+
+/// What predict needs to know of a machine. Bandwidths in bytes per second, latencies in
+/// seconds; `redist-calibrate` measures them (docs/cost-model.md).
+struct Machine {
+  /// memcpy bandwidth of one rank while every rank copies (B_memcpy of Eq. 4).
+  double memcpy_bytes_per_s = 0;
+  /// One direction of a node's link to the other nodes (B_net of Eq. 4, per node).
+  double link_bytes_per_s = 0;
+  /// One message between nodes.
+  double link_latency_s = 0;
+  /// Point-to-point between two ranks of one node (MPI over shared memory); 0: no
+  /// transfer term within a node (the node window: the receiver unpacks from the sender's
+  /// buffer, so pack and unpack are all it costs).
+  double shm_bytes_per_s = 0;
+  /// One message between two ranks of one node.
+  double shm_latency_s = 0;
+};
+
+/// Checks a machine's parameters.
+/// @throws invalid_argument naming the first field that is not finite, negative, or 0
+/// where a bandwidth is needed (memcpy; link only when `needs_link`).
+inline void validate(const Machine& m, bool needs_link = true) {
+  const auto check = [](double v, const char* name, bool positive) {
+    detail::require<invalid_argument>(
+        v == v && v >= 0 && v < 1e300 && (!positive || v > 0),
+        positive ? "must be a finite number > 0" : "must be a finite number >= 0",
+        std::string("Machine::") + name, v);
+  };
+  check(m.memcpy_bytes_per_s, "memcpy_bytes_per_s", true);
+  check(m.link_bytes_per_s, "link_bytes_per_s", needs_link);
+  check(m.link_latency_s, "link_latency_s", false);
+  check(m.shm_bytes_per_s, "shm_bytes_per_s", false);
+  check(m.shm_latency_s, "shm_latency_s", false);
+}
+
+/// One rank's share of a move, in bytes and messages: what predict reads.
+struct RankLoad {
+  int rank = 0;
+  int node = 0;        ///< any integer: equal means one node
+  int node_ranks = 1;  ///< ranks on that node (they share its link)
+  index_t sent = 0, received = 0, local = 0;
+  index_t sent_inter_node = 0, received_inter_node = 0;
+  index_t messages_sent = 0, messages_received = 0;
+  index_t messages_sent_inter_node = 0, messages_received_inter_node = 0;
+};
+
+/// Rank plan.rank's load with its peers on nodes node_of_rank (one entry per rank of
+/// plan.comm_size), for elements of `element_bytes`; `node_ranks`: the ranks on its node,
+/// counted from node_of_rank when 0. O(messages), plus O(P) when it counts.
+/// @throws invalid_argument as with_node_traffic (plan/node_traffic.hpp) does.
+inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank,
+                          index_t element_bytes, int node_ranks = 0) {
+  // The node count is not needed here: 0 stands for it.
+  const PlanStats s = with_node_traffic(plan, node_of_rank, 0);
+  RankLoad l;
+  l.rank = plan.rank;
+  l.node = node_of_rank[static_cast<std::size_t>(plan.rank)];
+  l.node_ranks =
+      node_ranks > 0
+          ? node_ranks
+          : static_cast<int>(std::count(node_of_rank.begin(), node_of_rank.end(), l.node));
+  l.sent = s.elements_sent * element_bytes;
+  l.received = s.elements_received * element_bytes;
+  l.local = s.elements_local * element_bytes;
+  l.sent_inter_node = s.elements_sent_inter_node * element_bytes;
+  l.received_inter_node = s.elements_received_inter_node * element_bytes;
+  l.messages_sent = s.messages_sent;
+  l.messages_received = s.messages_received;
+  const auto off_node = [&](const std::vector<Message>& messages) {
+    index_t n = 0;
+    for (const Message& m : messages)
+      n += node_of_rank[static_cast<std::size_t>(m.peer)] != l.node ? 1 : 0;
+    return n;
+  };
+  l.messages_sent_inter_node = off_node(plan.send.messages);
+  l.messages_received_inter_node = off_node(plan.recv.messages);
+  return l;
+}
+
+/// Rank `rank`'s time, term by term (the table in the file comment), in seconds.
+struct RankTime {
+  int rank = 0;
+  double link = 0, shm = 0, latency = 0, pack = 0, unpack = 0, local = 0;
+  double total() const { return link + shm + latency + pack + unpack + local; }
+};
+
+/// What predict says of a move.
+struct Prediction {
+  double seconds = 0;      ///< T = max over ranks of RankTime::total (Eq. 4)
+  int critical_rank = -1;  ///< the rank of that maximum (the lowest of a tie); -1: no rank
+  RankTime critical;       ///< its terms
+  /// The busiest node link, the busier direction: its bytes and node (-1: no byte leaves
+  /// a node).
+  index_t link_bytes = 0;
+  int link_node = -1;
+  /// Eq. 3 at T: max over ranks of max(M_send, M_receive) / T (0 when T = 0).
+  double bandwidth_bytes_per_s = 0;
+  /// Eq. 5 with T_extra = 0: B_net B_memcpy / ((2 + r) B_net + B_memcpy), r = M_local /
+  /// M_remote of the maxima over ranks (0 when nothing is remote), B_net = link.
+  double bound_bytes_per_s = 0;
+  /// Whether some node's link bytes were scaled from a sample of its ranks.
+  bool link_estimated = false;
+  std::vector<RankTime> ranks;  ///< one per load, in the order given
+};
+
+/// The predicted time of a move whose ranks (all, or a sample) carry `loads`, on machine
+/// `m`. O(loads log loads).
+/// @pre every load of one node gives the same node_ranks >= 1, and no rank twice.
+/// @post seconds == max over ranks of RankTime::total, ranks[k] is loads[k]'s time.
+/// @throws invalid_argument for a bad machine (validate; the link bandwidth only when some
+/// byte crosses a node) or a load with node_ranks < 1 or negative bytes.
+inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
+  Prediction p;
+  // A node's link: the sums over its given ranks, scaled by ranks / given where a sample.
+  struct NodeSum {
+    index_t sent = 0, received = 0;
+    int given = 0, ranks = 1;
+  };
+  std::map<int, NodeSum> nodes;
+  bool crosses = false;
+  for (const RankLoad& l : loads) {
+    detail::require<invalid_argument>(l.node_ranks >= 1, "a node has at least one rank",
+                                      "RankLoad::node_ranks", l.node_ranks);
+    detail::require<invalid_argument>(l.sent >= 0 && l.received >= 0 && l.local >= 0 &&
+                                          l.sent_inter_node >= 0 && l.received_inter_node >= 0,
+                                      "bytes must be >= 0", "RankLoad::rank", l.rank);
+    NodeSum& n = nodes[l.node];
+    n.sent += l.sent_inter_node;
+    n.received += l.received_inter_node;
+    n.given += 1;
+    n.ranks = l.node_ranks;
+    crosses = crosses || l.sent_inter_node > 0 || l.received_inter_node > 0;
+  }
+  validate(m, crosses);
+  std::map<int, double> node_bytes;  // the busier direction of each node's link
+  for (const auto& [node, n] : nodes) {
+    double bytes = static_cast<double>(std::max(n.sent, n.received));
+    if (n.given < n.ranks) {
+      bytes = bytes * n.ranks / n.given;
+      p.link_estimated = p.link_estimated || bytes > 0;
+    }
+    node_bytes[node] = bytes;
+    if (bytes > 0 && static_cast<index_t>(bytes) > p.link_bytes) {
+      p.link_bytes = static_cast<index_t>(bytes);
+      p.link_node = node;
+    }
+  }
+  const auto over = [](double bytes, double rate) { return rate > 0 ? bytes / rate : 0.0; };
+  index_t remote_max = 0, local_max = 0;
+  p.ranks.reserve(loads.size());
+  for (const RankLoad& l : loads) {
+    RankTime t;
+    t.rank = l.rank;
+    t.link = over(node_bytes[l.node], m.link_bytes_per_s);
+    t.shm = over(static_cast<double>(
+                     std::max(l.sent - l.sent_inter_node, l.received - l.received_inter_node)),
+                 m.shm_bytes_per_s);
+    t.latency =
+        static_cast<double>(std::max(l.messages_sent_inter_node, l.messages_received_inter_node)) *
+            m.link_latency_s +
+        static_cast<double>(std::max(l.messages_sent - l.messages_sent_inter_node,
+                                     l.messages_received - l.messages_received_inter_node)) *
+            m.shm_latency_s;
+    t.pack = over(static_cast<double>(l.sent), m.memcpy_bytes_per_s);
+    t.unpack = over(static_cast<double>(l.received), m.memcpy_bytes_per_s);
+    t.local = over(static_cast<double>(l.local), m.memcpy_bytes_per_s);
+    if (p.critical_rank < 0 || t.total() > p.seconds ||
+        (t.total() == p.seconds && t.rank < p.critical_rank)) {
+      p.seconds = t.total();
+      p.critical_rank = t.rank;
+      p.critical = t;
+    }
+    remote_max = std::max({remote_max, l.sent, l.received});
+    local_max = std::max(local_max, l.local);
+    p.ranks.push_back(t);
+  }
+  if (p.seconds > 0) p.bandwidth_bytes_per_s = static_cast<double>(remote_max) / p.seconds;
+  if (remote_max > 0 && m.link_bytes_per_s > 0) {
+    const double r = static_cast<double>(local_max) / static_cast<double>(remote_max);
+    const double net = m.link_bytes_per_s, mem = m.memcpy_bytes_per_s;
+    p.bound_bytes_per_s = net * mem / ((2 + r) * net + mem);
+  }
+  return p;
+}
+
+/// predict over every rank's plan: plans[r] is rank r's (plans[r].rank == r), node_of_rank
+/// its node, for elements of `element_bytes`.
+/// @throws invalid_argument as rank_load and predict do.
+inline Prediction predict(std::span<const Plan> plans, const std::vector<int>& node_of_rank,
+                          index_t element_bytes, const Machine& m) {
+  std::vector<RankLoad> loads;
+  loads.reserve(plans.size());
+  for (const Plan& plan : plans) loads.push_back(rank_load(plan, node_of_rank, element_bytes));
+  return predict(loads, m);
+}
+
+/// predict for one rank's plan alone, as if it were the only rank of its node, the others
+/// each on a node of its own (a first guess: its own terms; the critical rank is itself).
+inline Prediction predict(const Plan& plan, const Machine& m) {
+  std::vector<int> nodes(static_cast<std::size_t>(plan.comm_size));
+  for (std::size_t r = 0; r < nodes.size(); ++r) nodes[r] = static_cast<int>(r);
+  const RankLoad l = rank_load(plan, nodes, plan.options.element_bytes);
+  return predict(std::span<const RankLoad>(&l, 1), m);
+}
+
+}  // namespace redist

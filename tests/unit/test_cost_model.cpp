@@ -1,0 +1,225 @@
+// predict (cost_model.hpp) on hand-computed cases: the header's worked example (two ranks,
+// one message), the critical rank as the one with the largest sum of terms, a node's link
+// shared by its ranks (exact, and scaled from a sample), the node window without a
+// transfer term, Eq. 3 and Eq. 5; predict over real plans against the same sums by hand;
+// the machine's text forms (tools/machine_spec.hpp) and their errors.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <redist/cost_model.hpp>
+#include <redist/distributions/block_cyclic.hpp>
+#include <redist/layout.hpp>
+#include <redist/plan.hpp>
+#include <redist/tile_shape.hpp>
+#include <redist/tile_shapes/uniform_axis.hpp>
+#include <redist/tools/machine_spec.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace redist;
+
+namespace {
+
+Machine example_machine() {
+  Machine m;
+  m.memcpy_bytes_per_s = 4e9;
+  m.link_bytes_per_s = 1e9;
+  m.link_latency_s = 10e-6;
+  m.shm_bytes_per_s = 0;
+  m.shm_latency_s = 1e-6;
+  return m;
+}
+
+RankLoad load(int rank, int node, int node_ranks) {
+  RankLoad l;
+  l.rank = rank;
+  l.node = node;
+  l.node_ranks = node_ranks;
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("predict: two ranks on two nodes, one message (the header's example)") {
+  RankLoad a = load(0, 0, 1), b = load(1, 1, 1);
+  a.sent = a.sent_inter_node = 8'000'000;
+  a.messages_sent = a.messages_sent_inter_node = 1;
+  b.received = b.received_inter_node = 8'000'000;
+  b.messages_received = b.messages_received_inter_node = 1;
+  const std::vector<RankLoad> loads{a, b};
+  const Prediction p = predict(loads, example_machine());
+  // latency + bytes / link + pack (or unpack) at memcpy bandwidth
+  const double want = 10e-6 + 8e6 / 1e9 + 8e6 / 4e9;
+  CHECK(p.seconds == doctest::Approx(want).epsilon(1e-12));
+  CHECK(p.critical_rank == 0);  // a tie: the lower rank
+  CHECK(p.critical.link == doctest::Approx(8e-3));
+  CHECK(p.critical.pack == doctest::Approx(2e-3));
+  CHECK(p.critical.unpack == 0);
+  CHECK(p.ranks[1].unpack == doctest::Approx(2e-3));
+  CHECK(p.link_bytes == 8'000'000);
+  CHECK(p.link_node == 0);
+  CHECK_FALSE(p.link_estimated);
+  // Eq. 3: max remote / T; Eq. 5 with r = 0: B_net B_mem / (2 B_net + B_mem).
+  CHECK(p.bandwidth_bytes_per_s == doctest::Approx(8e6 / want));
+  CHECK(p.bound_bytes_per_s == doctest::Approx(1e9 * 4e9 / (2e9 + 4e9)));
+}
+
+TEST_CASE("predict: the critical rank is the one with the largest sum of terms") {
+  // Rank 1 copies 40 MB locally (10 ms at 4 GB/s); rank 0 sends 4 MB to rank 2 on another
+  // node (4 ms + 1 ms pack + 10 us).
+  RankLoad r0 = load(0, 0, 2), r1 = load(1, 0, 2), r2 = load(2, 1, 1);
+  r0.sent = r0.sent_inter_node = 4'000'000;
+  r0.messages_sent = r0.messages_sent_inter_node = 1;
+  r1.local = 40'000'000;
+  r2.received = r2.received_inter_node = 4'000'000;
+  r2.messages_received = r2.messages_received_inter_node = 1;
+  const std::vector<RankLoad> loads{r0, r1, r2};
+  const Prediction p = predict(loads, example_machine());
+  CHECK(p.critical_rank == 1);
+  // Rank 1 shares node 0's link with rank 0: it waits for the link too (4 ms).
+  CHECK(p.seconds == doctest::Approx(4e-3 + 10e-3));
+  CHECK(p.ranks[0].total() == doctest::Approx(4e-3 + 1e-3 + 10e-6));
+  CHECK(p.bound_bytes_per_s == doctest::Approx(1e9 * 4e9 / ((2 + 10.0) * 1e9 + 4e9)));
+}
+
+TEST_CASE("predict: a node's ranks share its link; a sample is scaled to the node") {
+  // Node 0: ranks 0..3, each sends 1 MB to node 1 (one rank, receives 4 MB).
+  std::vector<RankLoad> loads;
+  for (int r = 0; r < 4; ++r) {
+    RankLoad l = load(r, 0, 4);
+    l.sent = l.sent_inter_node = 1'000'000;
+    l.messages_sent = l.messages_sent_inter_node = 1;
+    loads.push_back(l);
+  }
+  RankLoad last = load(4, 1, 1);
+  last.received = last.received_inter_node = 4'000'000;
+  last.messages_received = last.messages_received_inter_node = 4;
+  loads.push_back(last);
+  Machine m = example_machine();
+  m.link_latency_s = 0;
+  const Prediction all = predict(loads, m);
+  CHECK(all.link_bytes == 4'000'000);
+  CHECK(all.ranks[0].link == doctest::Approx(4e-3));
+  CHECK(all.ranks[4].link == doctest::Approx(4e-3));
+  CHECK(all.critical_rank == 4);  // the same link time, and 4 MB to unpack
+  CHECK(all.seconds == doctest::Approx(4e-3 + 1e-3));
+  // Ranks 0 and 4 only: node 0's link bytes are rank 0's times 4 ranks.
+  const std::vector<RankLoad> sample{loads[0], loads[4]};
+  const Prediction some = predict(sample, m);
+  CHECK(some.link_estimated);
+  CHECK(some.ranks[0].link == doctest::Approx(4e-3));
+  CHECK(some.seconds == doctest::Approx(all.seconds));
+}
+
+TEST_CASE("predict: within a node, the transfer term only with a shared-memory bandwidth") {
+  RankLoad a = load(0, 0, 2), b = load(1, 0, 2);
+  a.sent = 2'000'000;
+  a.messages_sent = 1;
+  b.received = 2'000'000;
+  b.messages_received = 1;
+  const std::vector<RankLoad> loads{a, b};
+  Machine m = example_machine();
+  m.link_bytes_per_s = 0;  // nothing crosses a node: not needed
+  const Prediction window = predict(loads, m);
+  CHECK(window.seconds == doctest::Approx(1e-6 + 2e6 / 4e9));
+  CHECK(window.link_node == -1);
+  m.shm_bytes_per_s = 8e9;
+  const Prediction p2p = predict(loads, m);
+  CHECK(p2p.seconds == doctest::Approx(1e-6 + 2e6 / 8e9 + 2e6 / 4e9));
+}
+
+TEST_CASE("predict: bad machines and loads name the parameter") {
+  RankLoad a = load(0, 0, 1), b = load(1, 1, 1);
+  a.sent = a.sent_inter_node = 8;
+  b.received = b.received_inter_node = 8;
+  const std::vector<RankLoad> loads{a, b};
+  Machine m = example_machine();
+  m.link_bytes_per_s = 0;
+  CHECK_THROWS_WITH_AS(predict(loads, m), doctest::Contains("Machine::link_bytes_per_s"),
+                       invalid_argument);
+  m = example_machine();
+  m.memcpy_bytes_per_s = -1;
+  CHECK_THROWS_WITH_AS(predict(loads, m), doctest::Contains("Machine::memcpy_bytes_per_s"),
+                       invalid_argument);
+  RankLoad bad = a;
+  bad.node_ranks = 0;
+  const std::vector<RankLoad> one{bad};
+  CHECK_THROWS_WITH_AS(predict(one, example_machine()),
+                       doctest::Contains("RankLoad::node_ranks = 0"), invalid_argument);
+  CHECK(predict(std::vector<RankLoad>{}, example_machine()).critical_rank == -1);
+}
+
+TEST_CASE("predict over real plans: the sums by hand from each plan's statistics") {
+  // 64 x 64 doubles, 8 x 8 tiles, 1 x 4 -> 4 x 1 on 4 ranks, two nodes of two.
+  const Layout src{Tiling{UniformAxis<>(64, 8), UniformAxis<>(64, 8)}, BlockCyclic{1, 4}};
+  const Layout dst{Tiling{UniformAxis<>(64, 8), UniformAxis<>(64, 8)}, BlockCyclic{4, 1}};
+  const Region region{{64, 64}, {0, 0}, {0, 0}};
+  const std::vector<int> nodes{0, 0, 1, 1};
+  std::vector<Plan> plans;
+  for (int r = 0; r < 4; ++r) plans.push_back(make_plan(src, dst, region, r, 4));
+  const Machine m = example_machine();
+  const Prediction p = predict(plans, nodes, 8, m);
+  REQUIRE(p.ranks.size() == 4);
+  index_t node_sent[2] = {0, 0}, node_recv[2] = {0, 0};
+  for (int r = 0; r < 4; ++r) {
+    const PlanStats s = with_node_traffic(plans[r], nodes);
+    node_sent[nodes[r]] += s.elements_sent_inter_node * 8;
+    node_recv[nodes[r]] += s.elements_received_inter_node * 8;
+  }
+  double worst = 0;
+  for (int r = 0; r < 4; ++r) {
+    const PlanStats s = with_node_traffic(plans[r], nodes);
+    const int n = nodes[r];
+    const double link = static_cast<double>(std::max(node_sent[n], node_recv[n])) / 1e9;
+    index_t inter_msgs_sent = 0, inter_msgs_recv = 0;
+    for (const Message& msg : plans[r].send.messages) inter_msgs_sent += nodes[msg.peer] != n;
+    for (const Message& msg : plans[r].recv.messages) inter_msgs_recv += nodes[msg.peer] != n;
+    const double latency = static_cast<double>(std::max(inter_msgs_sent, inter_msgs_recv)) * 10e-6 +
+                           static_cast<double>(std::max(s.messages_sent - inter_msgs_sent,
+                                                        s.messages_received - inter_msgs_recv)) *
+                               1e-6;
+    const double copies =
+        static_cast<double>(s.elements_sent + s.elements_received + s.elements_local) * 8 / 4e9;
+    CHECK(p.ranks[r].total() == doctest::Approx(link + latency + copies));
+    worst = std::max(worst, link + latency + copies);
+  }
+  CHECK(p.seconds == doctest::Approx(worst));
+  // One plan alone: its own bytes over the link, every peer on another node.
+  const Prediction alone = predict(plans[1], m);
+  CHECK(alone.critical_rank == 1);
+  const PlanStats s1 = plans[1].stats;
+  CHECK(alone.critical.link ==
+        doctest::Approx(static_cast<double>(std::max(s1.elements_sent, s1.elements_received)) * 8 /
+                        1e9));
+}
+
+TEST_CASE("machine_spec: a JSON file's keys, inline pairs, and errors naming the key") {
+  const Machine j = tools::machine_from_json(
+      R"({"ranks": 4, "memcpy_bytes_per_s": 5e9, "link_bytes_per_s": 1.25e+09,
+          "link_latency_s": 2e-05, "shm_bytes_per_s": 0, "shm_latency_s": 4e-7})");
+  CHECK(j.memcpy_bytes_per_s == 5e9);
+  CHECK(j.link_bytes_per_s == 1.25e9);
+  CHECK(j.link_latency_s == 2e-5);
+  CHECK(j.shm_latency_s == 4e-7);
+  std::string text(1, '{');  // appended: GCC 12's -Wrestrict misreads "{" + std::string
+  text += tools::machine_json_fields(j);
+  text += '}';
+  const Machine back = tools::machine_from_json(text);
+  CHECK(back.link_latency_s == doctest::Approx(j.link_latency_s));
+  const Machine i = tools::parse_machine("memcpy_bytes_per_s=3e9,link_latency_s=1e-5", "--machine");
+  CHECK(i.memcpy_bytes_per_s == 3e9);
+  CHECK(i.link_latency_s == 1e-5);
+  CHECK(i.link_bytes_per_s == 0);
+  CHECK_THROWS_WITH_AS(tools::parse_machine("memcpy=3e9", "--machine"),
+                       doctest::Contains("--machine: unknown key 'memcpy'"), parse_error);
+  CHECK_THROWS_WITH_AS(tools::parse_machine("memcpy_bytes_per_s=fast", "--machine"),
+                       doctest::Contains("memcpy_bytes_per_s: expected a finite number >= 0, "
+                                         "got 'fast'"),
+                       parse_error);
+  CHECK_THROWS_WITH_AS(tools::parse_machine("/nonexistent/m.json", "--machine"),
+                       doctest::Contains("--machine: cannot read '/nonexistent/m.json'"),
+                       parse_error);
+  CHECK_THROWS_WITH_AS(tools::machine_from_json(R"({"link_latency_s": -1})", "--machine"),
+                       doctest::Contains("link_latency_s"), parse_error);
+}
