@@ -1,7 +1,7 @@
 // The planner on layout views (views/layout_view.hpp): every make_plan of a program that
 // links redist::engine runs this one copy (the extern declarations: plan.hpp,
 // plan/triangle_mask.hpp).
-#include <redist/plan.hpp>
+#include <redist/plan/plan_layouts.hpp>
 #include <redist/plan/triangle_mask.hpp>
 
 namespace redist::detail {

@@ -15,6 +15,7 @@
 #include <boost/serialization/vector.hpp>
 
 #include <redist/collective/collectively.hpp>
+#include <redist/compiled_engine.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/redist.hpp>
 #include <redist/relabel.hpp>
@@ -150,6 +151,13 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
   build(A, 1, layout, placement, me);
   return with_dst(A, [&] { build(A, o.count - 1, layout, placement, me); });
 }
+
+// Each element type's run is compiled in a unit of its own (apps/CMakeLists.txt generates
+// them from redist-run/typed.cpp.in), so the five compile side by side.
+#define REDIST_RUN_TYPED(T) \
+  extern template int run_typed<T>(const Options&, const boost::mpi::communicator&);
+REDIST_COMPILED_ELEMENT_TYPES(REDIST_RUN_TYPED)
+#undef REDIST_RUN_TYPED
 
 /// run_typed for o.type.
 inline int dispatch(const Options& o, const boost::mpi::communicator& comm) {

@@ -33,63 +33,28 @@
 /// the outer product of per-axis histograms of min(pieces per target tile, 3).
 ///
 /// The class is in plan/plan_type.hpp, the grid path in plan/grid_plan.hpp,
-/// the fallback in plan/tile_plan.hpp; this file chooses between them.
+/// the fallback in plan/tile_plan.hpp; plan/plan_layouts.hpp chooses between them.
 
 #include <utility>
 
 #include <redist/config.hpp>
 #include <redist/distribution.hpp>
 #include <redist/layout.hpp>
-#include <redist/plan/grid_plan.hpp>
 #include <redist/plan/grid_view.hpp>
-#include <redist/plan/plan_inputs.hpp>
+#include <redist/plan/plan_options.hpp>
 #include <redist/plan/plan_type.hpp>
-#include <redist/plan/tile_plan.hpp>
 #include <redist/region.hpp>
 #include <redist/views/layout_view.hpp>
 
 namespace redist {
 
 namespace detail {
-
-/// make_plan for layouts of any type; make_plan gives it the layouts' views
-/// (views/layout_view.hpp), so a program compiles it once. Not inline: a program that links
-/// the compiled engine (docs/build-speed.md) takes it from there.
+/// make_plan for layouts of any type (plan/plan_layouts.hpp); make_plan gives it the
+/// layouts' views (views/layout_view.hpp), so a program compiles it once, or not at all
+/// when it links the compiled engine.
 template <class SrcLayout, class DstLayout>
 Plan plan_layouts(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank,
-                  int comm_size, PlanOptions options) {
-  using SD = typename SrcLayout::distribution_type;
-  using DD = typename DstLayout::distribution_type;
-  detail::check_plan_inputs(src, dst, r, rank, comm_size, options);
-  Plan plan;
-  const auto empty_grid_plan = [&] {
-    plan = Plan(rank, comm_size, options);
-    plan.per_axis = true;
-  };
-  if constexpr (GridDistribution<SD> && GridDistribution<DD>) {
-    if (r.empty())
-      empty_grid_plan();
-    else
-      plan = detail::grid_plan(src, dst, r, rank, comm_size, options);
-  } else if constexpr (MaybeGridDistribution<SD> && MaybeGridDistribution<DD>) {
-    // Grids at run time (plan/grid_view.hpp): the same per-axis path on layouts of the
-    // viewed grids, which own what the given distributions own.
-    auto sg = detail::as_grid(src.distribution());
-    auto dg = detail::as_grid(dst.distribution());
-    if (!sg || !dg)
-      plan = detail::tile_plan(src, dst, r, rank, comm_size, options);
-    else if (r.empty())
-      empty_grid_plan();
-    else
-      plan = detail::grid_plan(Layout(src.shape(), std::move(*sg)),
-                               Layout(dst.shape(), std::move(*dg)), r, rank, comm_size, options);
-  } else {
-    plan = detail::tile_plan(src, dst, r, rank, comm_size, options);
-  }
-  plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());
-  return plan;
-}
-
+                  int comm_size, PlanOptions options);
 }  // namespace detail
 
 /// Plans rank `rank`'s part of moving region `r` from `src` to `dst` among `comm_size`
@@ -114,7 +79,9 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
 }
 
 #if defined(REDIST_COMPILED_ENGINE)
-// Compiled once, in redist::engine (compiled/planner.cpp; compiled_engine.hpp).
+// Compiled once, in redist::engine (compiled/planner.cpp; compiled_engine.hpp): a program
+// that links it does not even parse the planner, and a planner edit rebuilds the library,
+// not the program.
 namespace detail {
 extern template Plan plan_layouts<LayoutView, LayoutView>(const LayoutView&, const LayoutView&,
                                                           const Region&, int, int, PlanOptions);
@@ -122,3 +89,7 @@ extern template Plan plan_layouts<LayoutView, LayoutView>(const LayoutView&, con
 #endif
 
 }  // namespace redist
+
+#if !defined(REDIST_COMPILED_ENGINE)
+#include <redist/plan/plan_layouts.hpp>
+#endif

@@ -15,6 +15,7 @@
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/plan_layouts.hpp>  // plan_layouts on the layouts' own types
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
