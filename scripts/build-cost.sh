@@ -28,41 +28,33 @@ fresh=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The flags of one unit test, without its source, output and dependency-file arguments.
-flags=$(python3 - "$build/compile_commands.json" <<'EOF'
+# compile_command FILE [KEEP_SOURCE]: the build's compile command of FILE (a path ending),
+# without its output, dependency-file and precompiled-header arguments; without its source
+# and -c too unless KEEP_SOURCE, which also writes to /dev/null.
+compile_command() {
+  python3 - "$build/compile_commands.json" "$1" "${2:-}" <<'EOF'
 import json, shlex, sys
-for e in json.load(open(sys.argv[1])):
-    if e["file"].endswith("tests/unit/test_index.cpp"):
-        args = shlex.split(e["command"])
+commands, file, keep = sys.argv[1], sys.argv[2], sys.argv[3] == "keep"
+for e in json.load(open(commands)):
+    if e["file"].endswith(file):
         out, skip = [], False
-        for a in args:
+        for a in shlex.split(e["command"]):
             if skip: skip = False; continue
-            if a in ("-o", "-c", "-MF", "-MT"): skip = True; continue
-            if a in ("-MD",) or a.endswith(".cpp") or a.startswith("-include") or "cmake_pch" in a:
-                continue
+            if a in ("-o", "-MF", "-MT") or (a == "-c" and not keep): skip = True; continue
+            if a == "-MD" or a.startswith("-include") or "cmake_pch" in a: continue
+            if a.endswith(".cpp") and not keep: continue
             out.append(a)
-        print(shlex.join(out)); break
+        print(shlex.join(out + (["-o", "/dev/null"] if keep else []))); break
 EOF
-)
+}
+# The flags of one unit test, for parsing.
+flags=$(compile_command tests/unit/test_index.cpp)
 [ -n "$flags" ] || { echo "build-cost: tests/unit/test_index.cpp not in $build's compile commands" >&2; exit 2; }
 printf '#include <Kokkos_Core.hpp>\n#include <boost/mpi.hpp>\n' >"$tmp/deps.cpp"
 printf '#include <redist/redist.hpp>\n' >"$tmp/umbrella.cpp"
 
 # The quickstart's own compile command (its flags say whether it links the compiled engine).
-quickstart=$(python3 - "$build/compile_commands.json" <<'EOF'
-import json, shlex, sys
-for e in json.load(open(sys.argv[1])):
-    if e["file"].endswith("examples/quickstart.cpp"):
-        args = shlex.split(e["command"])
-        out, skip = [], False
-        for a in args:
-            if skip: skip = False; continue
-            if a in ("-o", "-MF", "-MT"): skip = True; continue
-            if a == "-MD" or a.startswith("-include") or "cmake_pch" in a: continue
-            out.append(a)
-        print(shlex.join(out + ["-o", "/dev/null"])); break
-EOF
-)
+quickstart=$(compile_command examples/quickstart.cpp keep)
 
 # Interleaved runs, so that a drift in the machine's speed hits both alike.
 parse() { local t0 t1; t0=$(date +%s.%N); eval "$flags" -fsyntax-only "$1"; t1=$(date +%s.%N); echo "$t1 - $t0" | bc; }
