@@ -29,6 +29,7 @@
 #include <redist/index.hpp>
 #include <redist/plan/axis_pattern.hpp>
 #include <redist/tile_shape.hpp>
+#include <redist/views/view_kept.hpp>
 
 namespace redist {
 
@@ -100,16 +101,11 @@ class AxisView {
   std::shared_ptr<const void> keep_;
 };
 
-/// A view of the axis an expression gives: of the axis itself when it is a reference
-/// (Tiling::rows()), else of a copy the view keeps.
+/// A view of the axis an expression gives (Tiling::rows(): itself; a shape that returns
+/// its axes by value: a copy the view keeps).
 template <class A>
 AxisView axis_view(A&& a) {
-  if constexpr (std::is_lvalue_reference_v<A>) {
-    return AxisView(a);
-  } else {
-    auto kept = std::make_shared<const std::remove_cvref_t<A>>(std::forward<A>(a));
-    return AxisView(*kept, kept);
-  }
+  return detail::view_kept<AxisView>(std::forward<A>(a));
 }
 
 /// The tiling of both axes as views.

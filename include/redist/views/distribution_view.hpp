@@ -31,6 +31,7 @@
 #include <redist/distribution.hpp>
 #include <redist/index.hpp>
 #include <redist/plan/grid_view.hpp>
+#include <redist/views/view_kept.hpp>
 
 namespace redist {
 
@@ -66,10 +67,40 @@ inline constexpr GridCalls grid_calls_of{
       return static_cast<int>(static_cast<const G*>(g)->rank_of(c));
     }};
 
+/// What both views answer alike, for the distribution they point at: ranks, owners,
+/// enumeration, whether owners are in range; and what keeps a copy alive.
+class OwnerView {
+ public:
+  int ranks() const { return ranks_; }
+  int owner(TileIndex t) const { return calls_->owner(of_, t); }
+  template <class F>
+  void for_each_owned(int r, TileBox box, F&& f) const {
+    calls_->for_each_owned(of_, r, box, FunctionRef<void(TileIndex)>(f));
+  }
+  bool owners_known_in_range() const { return in_range_; }
+
+ protected:
+  template <class D>
+  OwnerView(const D& d, std::shared_ptr<const void> keep)
+      : ranks_(static_cast<int>(d.ranks())),
+        in_range_(redist::owners_in_range(d)),
+        of_(&d),
+        calls_(&owner_calls_of<D>),
+        keep_(std::move(keep)) {}
+  const void* of() const { return of_; }
+
+ private:
+  int ranks_;
+  bool in_range_;
+  const void* of_;
+  const OwnerCalls* calls_;
+  std::shared_ptr<const void> keep_;
+};
+
 }  // namespace detail
 
 /// Any GridDistribution as one run-time type (see the file comment).
-class GridDistributionView {
+class GridDistributionView : public detail::OwnerView {
  public:
   /// Views grid g, which must outlive the view; `keep`, if given, is held as long as the
   /// view (a grid that a grid_view returned).
@@ -77,99 +108,55 @@ class GridDistributionView {
   requires(!std::is_same_v<G, GridDistributionView> &&
            GridDistribution<G>) explicit GridDistributionView(const G& g,
                                                               std::shared_ptr<const void> keep = {})
-      : ranks_(static_cast<int>(g.ranks())),
-        in_range_(redist::owners_in_range(g)),
-        grid_(g.grid()),
-        grid_of_(&g),
-        owners_(&detail::owner_calls_of<G>),
-        grid_calls_(&detail::grid_calls_of<G>),
-        keep_(std::move(keep)) {
+      : OwnerView(g, std::move(keep)), grid_(g.grid()), grid_calls_(&detail::grid_calls_of<G>) {
     if constexpr (requires {
                     { g.super_tile() } -> std::same_as<Extents>;
                   })
       super_tile_ = g.super_tile();
   }
 
-  int ranks() const { return ranks_; }
-  int owner(TileIndex t) const { return owners_->owner(grid_of_, t); }
-  template <class F>
-  void for_each_owned(int r, TileBox box, F&& f) const {
-    owners_->for_each_owned(grid_of_, r, box, detail::FunctionRef<void(TileIndex)>(f));
-  }
-  bool owners_known_in_range() const { return in_range_; }
   Extents grid() const { return grid_; }
-  int grid_row(index_t m) const { return grid_calls_->grid_row(grid_of_, m); }
-  int grid_col(index_t n) const { return grid_calls_->grid_col(grid_of_, n); }
-  int rank_of(GridCoord g) const { return grid_calls_->rank_of(grid_of_, g); }
+  int grid_row(index_t m) const { return grid_calls_->grid_row(of(), m); }
+  int grid_col(index_t n) const { return grid_calls_->grid_col(of(), n); }
+  int rank_of(GridCoord g) const { return grid_calls_->rank_of(of(), g); }
   /// The viewed grid's period in tiles per grid coordinate, {0, 0} where it states none.
   Extents super_tile() const { return super_tile_; }
 
  private:
-  int ranks_;
-  bool in_range_;
   Extents grid_;
   Extents super_tile_{0, 0};
-  const void* grid_of_;
-  const detail::OwnerCalls* owners_;
   const detail::GridCalls* grid_calls_;
-  std::shared_ptr<const void> keep_;
 };
 
 /// Any Distribution as one run-time type (see the file comment).
-class DistributionView {
+class DistributionView : public detail::OwnerView {
  public:
   /// Views d, which must outlive the view; `keep`, if given, is held as long as the view.
   template <class D>
   requires(!std::is_same_v<D, DistributionView> &&
            Distribution<D>) explicit DistributionView(const D& d,
                                                       std::shared_ptr<const void> keep = {})
-      : ranks_(static_cast<int>(d.ranks())),
-        in_range_(redist::owners_in_range(d)),
-        of_(&d),
-        owners_(&detail::owner_calls_of<D>),
-        keep_(std::move(keep)) {
+      : OwnerView(d, std::move(keep)) {
     if constexpr (GridDistribution<D>) {
       grid_.emplace(d);
     } else if constexpr (HasGridView<D>) {
-      if (auto g = grid_view(d)) {
-        using G = typename std::remove_cvref_t<decltype(g)>::value_type;
-        auto kept = std::make_shared<const G>(std::move(*g));
-        grid_.emplace(*kept, kept);
-      }
+      if (auto g = grid_view(d)) grid_ = detail::view_kept<GridDistributionView>(std::move(*g));
     }
   }
 
-  int ranks() const { return ranks_; }
-  int owner(TileIndex t) const { return owners_->owner(of_, t); }
-  template <class F>
-  void for_each_owned(int r, TileBox box, F&& f) const {
-    owners_->for_each_owned(of_, r, box, detail::FunctionRef<void(TileIndex)>(f));
-  }
-  bool owners_known_in_range() const { return in_range_; }
   /// The grid that owns what this distribution owns, if it is one (plan/grid_view.hpp).
   friend std::optional<GridDistributionView> grid_view(const DistributionView& v) {
     return v.grid_;
   }
 
  private:
-  int ranks_;
-  bool in_range_;
-  const void* of_;
-  const detail::OwnerCalls* owners_;
   std::optional<GridDistributionView> grid_;
-  std::shared_ptr<const void> keep_;
 };
 
-/// A view of the distribution an expression gives: of the distribution itself when it is
-/// a reference (Layout::distribution()), else of a copy the view keeps.
+/// A view of the distribution an expression gives (Layout::distribution(): itself).
 template <class D>
 DistributionView distribution_view(D&& d) {
-  if constexpr (std::is_lvalue_reference_v<D>) {
-    return DistributionView(d);
-  } else {
-    auto kept = std::make_shared<const std::remove_cvref_t<D>>(std::forward<D>(d));
-    return DistributionView(*kept, kept);
-  }
+  return detail::view_kept<DistributionView>(std::forward<D>(d));
 }
 
 }  // namespace redist
