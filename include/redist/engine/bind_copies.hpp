@@ -99,7 +99,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
                        const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel,
                        SharedRuns& shared, bool flat = false) {
   const BlockFamily& first = d.families[s.family];
-  const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
+  const PieceGroup cols = slice_cols(plan, d, s);
   const index_t lc = cols.length, ldb = first.buffer_ld;
   constexpr bool src_buffer = std::is_same_v<Src, BufferSide>;
   constexpr bool dst_buffer = std::is_same_v<Dst, BufferSide>;

@@ -23,10 +23,16 @@ namespace redist {
 /// (families [family, family_end), stacked: plan/block_family.hpp): `elements` elements
 /// at element `offset` from its message's start (a block's columns are contiguous in the
 /// buffer).
+///
+/// A slice may also be part of one member, its columns [col_skip, col_skip + col_take)
+/// (col_count 1, col_take > 0): a chunk of a node window's ring must fit a slot
+/// (engine/ring_slots.hpp), and one member can be larger (4096 rows x 100 columns).
+/// The member's columns lie one after the other in the buffer, so the part is contiguous.
 struct Slice {
   std::size_t family = 0, family_end = 0;
   index_t col_first = 0, col_count = 0;
   index_t offset = 0, elements = 0;
+  index_t col_skip = 0, col_take = 0;  ///< col_take 0: whole members
 };
 
 /// Slices [first, end) of one message: elements [offset, offset + elements) of it.
@@ -52,11 +58,13 @@ struct Chunkings {
 /// Cuts every message m of d into chunks of about `chunk_elements(m)`, at column-member
 /// boundaries of its families (a chunk holds at least one member). Sender and receiver
 /// see the same families in the same order, so they cut alike (given limits that both
-/// derive alike: a message's peer's node, say).
+/// derive alike: a message's peer's node, say). With `within(m)` true, message m's chunks
+/// hold at most `chunk_elements(m)` each, a member larger than that cut between its
+/// columns (a column alone may be larger still).
 /// @post the chunks of a message cover its elements in order, back to back.
-template <class LimitOf>
+template <class LimitOf, class Within>
 requires std::is_invocable_r_v<index_t, LimitOf, const Message&> Chunking
-cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
+cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, Within&& within) {
   Chunking c;
   // At least a slice per column block: sized once, not grown by doubling (K parts).
   c.slices.reserve(d.families.size());
@@ -64,6 +72,7 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
   for (std::size_t m = 0; m < d.messages.size(); ++m) {
     const Message& msg = d.messages[m];
     const index_t limit = std::max<index_t>(1, chunk_elements(msg));
+    const bool strict = within(msg);
     c.begin.push_back(c.chunks.size());
     index_t offset = 0;
     for (index_t f = msg.first, f_end = f; f < msg.first + msg.count; f = f_end) {
@@ -73,9 +82,41 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
                       detail::same_columns(d.families[static_cast<std::size_t>(f_end)], fam);
            ++f_end) {
       }
-      const index_t member =
-          fam.buffer_ld * plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
-      for (index_t b = 0; b < fam.cols.count;) {
+      const index_t width = plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
+      const index_t member = fam.buffer_ld * width;
+      const auto add = [&](Slice sl) {
+        c.slices.push_back(sl);
+        Chunk& ch = c.chunks.back();
+        ch.end = c.slices.size();
+        ch.elements += sl.elements;
+        offset += sl.elements;
+      };
+      const auto open = [&] {
+        c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
+      };
+      const auto empty = [&] { return c.chunks.size() == c.begin.back(); };
+      for (index_t b = 0; strict && b < fam.cols.count;) {
+        const index_t used = empty() ? limit : c.chunks.back().elements;
+        const index_t n = std::min((limit - used) / member, fam.cols.count - b);
+        if (n > 0) {
+          add(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, n, offset,
+                    n * member});
+          b += n;
+        } else if (member <= limit) {
+          open();
+        } else {  // a member larger than a chunk: its columns, a chunk's worth at a time
+          const index_t per = std::max<index_t>(1, limit / fam.buffer_ld);
+          for (index_t j = 0; j < width; j += per) {
+            if (empty() || c.chunks.back().elements > 0) open();
+            const index_t take = std::min(per, width - j);
+            add(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, 1, offset,
+                      take * fam.buffer_ld, j, take});
+          }
+          open();
+          b += 1;
+        }
+      }
+      for (index_t b = 0; !strict && b < fam.cols.count;) {
         if (c.chunks.size() == c.begin.back() || c.chunks.back().elements >= limit)
           c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
         Chunk& ch = c.chunks.back();
@@ -89,9 +130,18 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
         b += n;
       }
     }
+    // A chunk opened after a cut member and never filled.
+    if (c.chunks.size() > c.begin.back() && c.chunks.back().elements == 0) c.chunks.pop_back();
   }
   c.begin.push_back(c.chunks.size());
   return c;
+}
+
+/// cut_chunks with no message held strictly within its limit.
+template <class LimitOf>
+requires std::is_invocable_r_v<index_t, LimitOf, const Message&> Chunking
+cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements) {
+  return cut_chunks(plan, d, chunk_elements, [](const Message&) { return false; });
 }
 
 /// cut_chunks with chunks of about `chunk_elements` in every message.
@@ -127,10 +177,23 @@ namespace engine {
 /// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
 /// columns outer, then the block's families, rows inner (the buffer order of
 /// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
+/// The column pieces of slice s: its members, or the part of one member it holds.
+inline PieceGroup slice_cols(const Plan& plan, const FamilyList& d, const Slice& s) {
+  PieceGroup g = plan.cols(d.families[s.family]).slice(s.col_first, s.col_count);
+  if (s.col_take > 0) {
+    g.src_start += s.col_skip;
+    g.dst_start += s.col_skip;
+    g.src_offset += s.col_skip;
+    g.dst_offset += s.col_skip;
+    g.length = s.col_take;
+  }
+  return g;
+}
+
 template <class F>
 void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& s, F&& f) {
   const BlockFamily& first = d.families[s.family];
-  const PieceGroup cols = plan.cols(first).slice(s.col_first, s.col_count);
+  const PieceGroup cols = slice_cols(plan, d, s);
   for (index_t b = 0; b < cols.count; ++b) {
     const Piece col = cols.member(b);
     for (std::size_t k = s.family; k < s.family_end; ++k) {
