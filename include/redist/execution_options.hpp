@@ -162,6 +162,15 @@ struct ExecutionOptions {
   /// kept), so that a whole program or test suite can be run through the split path.
   index_t max_message_bytes = largest_message_bytes;
 
+  /// Slots of each ring between two ranks of one node (engine/ring_slots.hpp): the sender
+  /// packs chunk k into slot k mod ring_slots, the receiver unpacks and frees it. -1
+  /// (automatic): 4. 0: no ring; a batch's messages lie whole in the node window.
+  index_t ring_slots = -1;
+  /// Bytes of a ring slot, and so the largest chunk of a message through the node window.
+  /// 0 (automatic): from the caches (detail/cpu_caches.hpp), so that every ring of the
+  /// node in use fits half the shared cache. Agreed as the smallest over the ranks.
+  index_t ring_slot_bytes = 0;
+
   /// These options with every REDIST_* variable that is set applied on top, validated.
   /// @throws invalid_argument naming the variable and its value if one is malformed, or
   /// the member and its value if the result is invalid.
@@ -249,6 +258,13 @@ struct OptionFields<ExecutionOptions> {
                    Integer{1, largest_message_bytes, "message split limit must be positive",
                            "message split limit above the largest MPI count, INT_MAX"},
                    true, EnvRule::cap),
+      option_field("ExecutionOptions::ring_slots", &O::ring_slots, "REDIST_RING_SLOTS",
+                   Integer{-1, 1024, "ring slots must be -1 (automatic), 0 (off) or positive",
+                           "ring slots above the most allowed", false, 0}),
+      option_field("ExecutionOptions::ring_slot_bytes", &O::ring_slot_bytes,
+                   "REDIST_RING_SLOT_BYTES",
+                   Integer{0, index_t{1} << 30, "ring slot size must be >= 0 (0: automatic)",
+                           "ring slot size above the most allowed, 1 GiB"}),
   };
 };
 
