@@ -4,12 +4,12 @@
 /// execution-space instance, messages through the transports (transport/transport.hpp).
 ///
 /// The loop: tasks whose predecessors are done run from ready queues (Init, then Send,
-/// then local copies, then unpacks: engine/schedule_walk.hpp); Arrive and Ack tasks are
-/// transport events and complete when their transport reports them. The graph is walked
-/// as compiled (Schedule): the executor adds no dependency of its own, and it never calls
-/// MPI for a message itself: it tells the message's transport that a batch opened, a
-/// chunk is packed, a message is out or unpacked, and hands it the completions of its
-/// requests.
+/// then unpacks from the node window, then local copies, then other unpacks:
+/// engine/schedule_walk.hpp); Arrive and Ack tasks are transport events and complete when their
+/// transport reports them. The graph is walked as compiled (Schedule): the executor adds no
+/// dependency of its own, and it never calls MPI for a message itself: it tells the message's
+/// transport that a batch opened, a chunk is packed, a message is out or unpacked, and hands it the
+/// completions of its requests.
 ///
 /// The loop stops between any two tasks and resumes on the next call, with a budget of
 /// copying per call: start() opens the first batch and packs the first chunk of each of
@@ -159,6 +159,7 @@ class Executor {
     Executor& x;
     void arrived(std::size_t c, const T* at) { x.arrived(c, at); }
     void acked(std::size_t m) { x.walk_.event(x.graph_.ack_vertex[m]); }
+    void freed(std::size_t c) { x.walk_.event(x.graph_.slot_ack_vertex[c]); }
   };
 
   static constexpr index_t unlimited = std::numeric_limits<index_t>::max();
@@ -202,11 +203,12 @@ class Executor {
       spent += cost;
       unpolled += cost;
       ++ran;
-      // After every pack, and after every chunk's worth of local copies and unpacks, let
+      // After every pack and unpack, and after every chunk's worth of local copies, let
       // MPI move what is posted (transports such as TCP progress only inside MPI calls)
       // and take what arrived: chunk k travels while chunk k + 1 is packed, and a rank
       // that drives its node's link alone does not leave it idle through its local copies.
-      if (t.kind == TaskKind::send || unpolled >= chunk_elements()) {
+      if (t.kind == TaskKind::send || (t.kind == TaskKind::receive && t.remote) ||
+          unpolled >= chunk_elements()) {
         poll(block);
         unpolled = 0;
       }
@@ -228,9 +230,9 @@ class Executor {
     Events events{*this};
     transports_.with(e.how, [&](auto& t) { t.complete(e, events); });
   }
-  /// Received chunk c is readable: at `at` (its message's start), or where bound.
+  /// Received chunk c is readable: at `at` (where it starts), or where bound.
   void arrived(std::size_t c, const T* at) {
-    if (at) copies_.point_unpacks(c, at);
+    if (at) copies_.point_unpacks(c, at, graph_.recv.chunks[c].offset);
     walk_.event(graph_.arrive_vertex[c]);
   }
 
@@ -294,8 +296,10 @@ class Executor {
   void unpack(std::size_t c) {
     copies_.unpack(exec_, c);
     const std::size_t m = graph_.recv.chunks[c].message;
-    if (--recv_left_[m] == 0)
-      transports_.with(graph_.recv_transport[m], [&](auto& t) { t.consumed(m); });
+    transports_.with(graph_.recv_transport[m], [&](auto& t) {
+      t.unpacked(c);
+      if (--recv_left_[m] == 0) t.consumed(m);
+    });
   }
 
   void finish() {

@@ -20,6 +20,8 @@
 /// |               | batch k's local copies           | to tile (one copy program)           |
 /// | Ack(m)        | sent message m that the receiver | transport event: the receiver is     |
 /// |               | reads in place (window, direct)  | done with our memory                 |
+/// | Ack(c)        | sent chunk c in a ring slot of   | transport event: the receiver        |
+/// |               | the node window                  | unpacked c, its slot is free         |
 /// | Finish(k)     | batch k                          | batch k's data is in and out         |
 ///
 /// Edges: Init(k) -> Send(c), Arrive(c), Ack(m), Receive(local part) of batch k, and
@@ -29,7 +31,9 @@
 /// dependency that bounds what is in flight to one batch (section 6.2.1: the paper draws
 /// it per tile; per batch it also covers the send buffer, which batch k + 1 reuses).
 /// Acks of direct messages gate only the end of the execution (the caller may change the
-/// source after wait()), not the next batch.
+/// source after wait()), not the next batch. A chunk through a ring of the node window
+/// (transport/ring_slots.hpp) has an Ack of its own: Send(c) -> Ack(c) -> Finish(k), and
+/// Ack(c') -> Send(c) where c takes over the slot of c'; its message has no Ack(m).
 ///
 /// Chunks and local parts: engine/chunking.hpp. The graph is built once, after the
 /// transports are chosen (engine/wired.hpp), and not changed after.
@@ -107,6 +111,14 @@ struct TaskEdge {
   friend bool operator==(const TaskEdge&, const TaskEdge&) = default;
 };
 
+/// Sent chunks that travel through a ring of slots in the node window
+/// (transport/ring_slots.hpp): each is acked on its own once unpacked, and is packed only
+/// once the chunk that held its slot before is acked. Empty: no ring.
+struct SlotReuse {
+  std::vector<std::uint8_t> in_ring;  ///< per sent chunk
+  std::vector<std::size_t> after;     ///< per sent chunk: the chunk it waits for, or SIZE_MAX
+};
+
 struct TaskGraph {
   std::vector<Task> tasks;      ///< the vertices; a task's index is its vertex number
   std::vector<TaskEdge> edges;  ///< in the order they were added
@@ -115,6 +127,8 @@ struct TaskGraph {
   std::vector<std::size_t> init_vertex, finish_vertex;    ///< per batch
   std::vector<std::size_t> arrive_vertex;                 ///< per received chunk
   std::vector<std::size_t> ack_vertex;  ///< per sent message; SIZE_MAX when not acked
+  /// per sent chunk: the Ack of its ring slot (SlotReuse); SIZE_MAX when not in a ring
+  std::vector<std::size_t> slot_ack_vertex;
 
   /// Heap bytes: capacity x element size of every container.
   std::size_t memory_bytes() const {
@@ -123,7 +137,8 @@ struct TaskGraph {
     for (const Chunking* c : {&send, &recv, &local})
       bytes += c->slices.capacity() * sizeof(Slice) + c->chunks.capacity() * sizeof(Chunk) +
                c->begin.capacity() * sizeof(std::size_t);
-    for (const auto* v : {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex})
+    for (const auto* v :
+         {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex, &slot_ack_vertex})
       bytes += v->capacity() * sizeof(std::size_t);
     return bytes;
   }
@@ -155,11 +170,15 @@ inline const char* to_string(TaskKind k) {
 }
 
 /// Builds rank plan.rank's task graph on the plan's chunks, with the transport of every
-/// message (all point-to-point when empty). O(chunks + local parts).
-/// @pre send_transport / recv_transport are empty or have one entry per message.
+/// message (all point-to-point when empty) and the sent chunks that go through a ring
+/// (`ring`: Ack(c) per such chunk, Send(c) -> Ack(c) -> Finish, and Ack(after[c]) ->
+/// Send(c), in place of the message's Ack). O(chunks + local parts).
+/// @pre send_transport / recv_transport are empty or have one entry per message; `ring`
+/// empty or one entry per sent chunk, only for shared-window messages, `after` in its batch.
 inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
                                  std::vector<Transport> send_transport = {},
-                                 std::vector<Transport> recv_transport = {}) {
+                                 std::vector<Transport> recv_transport = {},
+                                 const SlotReuse& ring = {}) {
   TaskGraph tg;
   tg.send = std::move(chunks.send);
   tg.recv = std::move(chunks.recv);
@@ -184,11 +203,20 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
   const auto init_of = [&](index_t k) { return tg.init_vertex[static_cast<std::size_t>(k)]; };
   const auto finish_of = [&](index_t k) { return tg.finish_vertex[static_cast<std::size_t>(k)]; };
 
+  const auto in_ring = [&](std::size_t c) { return c < ring.in_ring.size() && ring.in_ring[c]; };
+  tg.slot_ack_vertex.assign(tg.send.chunks.size(), SIZE_MAX);
+  for (std::size_t c = 0; c < tg.send.chunks.size(); ++c)
+    if (in_ring(c)) {
+      const index_t batch = plan.send.messages[tg.send.chunks[c].message].batch;
+      tg.slot_ack_vertex[c] = add(TaskKind::ack, batch, c);
+      edge(tg.slot_ack_vertex[c], finish_of(batch));
+    }
   tg.ack_vertex.assign(plan.send.messages.size(), SIZE_MAX);
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     const index_t batch = plan.send.messages[m].batch;
     const Transport how = tg.send_transport[m];
-    if (how != Transport::point_to_point) {
+    const bool ringed = tg.send.begin[m] < tg.send.begin[m + 1] && in_ring(tg.send.begin[m]);
+    if (how != Transport::point_to_point && !ringed) {
       tg.ack_vertex[m] = add(TaskKind::ack, batch, m);
       edge(init_of(batch), tg.ack_vertex[m]);
       if (how == Transport::shared_window) edge(tg.ack_vertex[m], finish_of(batch));
@@ -199,6 +227,8 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
       edge(init_of(batch), v);
       edge(v, finish_of(batch));
       if (tg.ack_vertex[m] != SIZE_MAX) edge(v, tg.ack_vertex[m]);
+      if (tg.slot_ack_vertex[c] != SIZE_MAX) edge(v, tg.slot_ack_vertex[c]);
+      if (in_ring(c) && ring.after[c] != SIZE_MAX) edge(tg.slot_ack_vertex[ring.after[c]], v);
     }
   }
   tg.arrive_vertex.resize(tg.recv.chunks.size());
@@ -230,9 +260,9 @@ inline TaskGraph make_task_graph(const Plan& plan, index_t chunk_elements,
 }
 
 /// A task graph compiled for walking: successors in CSR form, the number of predecessors
-/// of each task, and its ready queue (Init first, then Send, then local copies with
-/// Arrive, Ack and Finish, then unpacks: messages leave early and local copies overlap
-/// them).
+/// of each task, and its ready queue (Init first, then Send, then unpacks from the node
+/// window, then local copies with Arrive, Ack and Finish, then the other unpacks: messages
+/// leave early, a sender's ring slots are freed early, and local copies overlap them).
 /// @post succ[succ_begin[v], succ_begin[v + 1]) are exactly v's out-edges in tg.edges, in
 /// the order they were added, and in_degree[v] is v's in-degree: the schedule is the
 /// graph, nothing added.
@@ -240,7 +270,7 @@ struct Schedule {
   std::vector<std::uint32_t> succ_begin, succ;
   std::vector<int> in_degree;
   std::vector<std::uint8_t> queue;
-  static constexpr std::size_t queues = 4;
+  static constexpr std::size_t queues = 5;
   /// Heap bytes: capacity x element size of every container.
   std::size_t memory_bytes() const {
     return (succ_begin.capacity() + succ.capacity()) * sizeof(std::uint32_t) +
@@ -263,11 +293,19 @@ inline Schedule compile(const TaskGraph& tg) {
   std::vector<std::uint32_t> next(s.succ_begin.begin(), s.succ_begin.end() - 1);
   for (const TaskEdge& e : tg.edges) s.succ[next[e.from]++] = e.to;
   s.queue.reserve(n);
+  // Unpacks from the node window before local copies: each frees its sender's ring slot
+  // (transport/ring_slots.hpp), and a sender whose ring is full waits for it; local copies
+  // fill the waits.
+  const auto window = [&](const Task& t) {
+    return tg.recv_transport[tg.recv.chunks[t.index].message] == Transport::shared_window;
+  };
   for (const Task& t : tg.tasks)
     s.queue.push_back(t.kind == TaskKind::init      ? 0
                       : t.kind == TaskKind::send    ? 1
-                      : t.kind == TaskKind::receive ? (t.remote ? 3 : 2)
-                                                    : 2);
+                      : t.kind == TaskKind::receive ? (!t.remote   ? 3
+                                                       : window(t) ? 2
+                                                                   : 4)
+                                                    : 3);
   return s;
 }
 

@@ -45,8 +45,12 @@ TEST_CASE("mpi: buffer memory is exact before the first run and bounded by the b
         sum(comm, r.plan().stats.messages_sent - r.messages(Transport::cross_memory).first -
                       r.direct_messages().first);
     if (batch == 0) largest = worst;
-    if (np > 1 && batch == 1 && packed > 0)
+    // The node window's rings (transport/ring_slots.hpp) are as large whatever the batch.
+    index_t ringed = 0;
+    for (const std::size_t v : r.task_graph().slot_ack_vertex) ringed += v != SIZE_MAX;
+    if (np > 1 && batch == 1 && packed > 0 && sum(comm, ringed) == 0)
       CHECK(worst < largest);  // 1 of 25 source tile columns at a time
+    if (batch == 1) CHECK(worst <= largest);
     if (packed == 0) CHECK(worst == 0);
     if (np == 1) CHECK(before == 0);  // everything is local
   }

@@ -69,14 +69,21 @@ Driven drive(R& r, std::size_t chunks) {
   const index_t chunk =
       std::max<index_t>(1, r.execution_options().chunk_bytes / static_cast<index_t>(sizeof(T)));
   Driven d;
-  // start()'s budget: the first chunk of each message of batch 0 that is packed.
+  // start()'s budget: the first chunk of each message of batch 0 that is packed. A first
+  // chunk that takes over a ring slot (a later round of the node window's lane) waits for
+  // that slot's ack, so start() may leave it.
+  std::set<std::size_t> waits_for_slot;
+  for (const TaskEdge& e : g.edges)
+    if (g.tasks[e.from].kind == TaskKind::ack && g.tasks[e.to].kind == TaskKind::send)
+      waits_for_slot.insert(g.tasks[e.to].index);
   index_t first = 0;
   std::set<std::uint32_t> first_sends;
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
     if (plan.send.messages[m].batch == 0 && !reads_in_place(g.send_transport[m]) &&
         g.send.begin[m] < g.send.begin[m + 1]) {
       first += g.send.chunks[g.send.begin[m]].elements;
-      first_sends.insert(static_cast<std::uint32_t>(g.send.begin[m]));
+      if (!waits_for_slot.count(g.send.begin[m]))
+        first_sends.insert(static_cast<std::uint32_t>(g.send.begin[m]));
     }
   const index_t start_budget = std::max(first, chunk);
   index_t all = 0, largest = 0;

@@ -56,8 +56,10 @@ class BoundCopies {
     // Sends: nothing to pack for a message read in place.
     bind(plan, plan.send, graph.send, sides.src, BufferSide{}, send_, sides.flat,
          [&](std::size_t m) { return !reads_in_place(graph.send_transport[m]); });
-    for (std::size_t c = 0; c < graph.send.chunks.size(); ++c)
-      point_packs(c, buffers.send_at(graph.send.chunks[c].message));
+    for (std::size_t c = 0; c < graph.send.chunks.size(); ++c) {
+      const Chunk& ch = graph.send.chunks[c];
+      point_packs(c, buffers.chunk_at(ch.message, c, ch.offset), ch.offset);
+    }
     // Receives: each direct message's described segments, consumed in order, chunk
     // after chunk (binding advances the cursor).
     recv_.reserve(graph.recv);
@@ -96,23 +98,24 @@ class BoundCopies {
     for (std::size_t c = 0; c < graph.recv.chunks.size(); ++c) {
       const std::size_t m = graph.recv.chunks[c].message;
       if (graph.recv_transport[m] == Transport::point_to_point)
-        point_unpacks(c, buffers.recv_at(m));
+        point_unpacks(c, buffers.recv_at(m) + graph.recv.chunks[c].offset,
+                      graph.recv.chunks[c].offset);
     }
     bind(plan, plan.local, graph.local, sides.src, sides.dst, local_);
     // The copies that write the target apply the transform's alpha, beta and conjugation.
     for (Bound* b : {&recv_, &local_}) b->pool.op = ElementOp<T>(transform);
-    choose_streaming(plan.stats, options);
+    choose_streaming(plan.stats, options, buffers);
   }
 
-  /// Points the packs of sent chunk c at its message's start.
-  void point_packs(std::size_t c, T* message) {
+  /// Points the packs of sent chunk c, elements [offset, ...) of its message, at `at`.
+  void point_packs(std::size_t c, T* at, index_t offset) {
     for (std::size_t k = send_.range[c].first; k < send_.range[c].second; ++k)
-      send_.pool.copies[k].dst = message + send_.rel[k];
+      send_.pool.copies[k].dst = at + (send_.rel[k] - offset);
   }
-  /// Points the unpacks of received chunk c at its message's start.
-  void point_unpacks(std::size_t c, const T* message) {
+  /// Points the unpacks of received chunk c, elements [offset, ...) of its message, at `at`.
+  void point_unpacks(std::size_t c, const T* at, index_t offset) {
     for (std::size_t k = recv_.range[c].first; k < recv_.range[c].second; ++k)
-      recv_.pool.copies[k].src = message + recv_.rel[k];
+      recv_.pool.copies[k].src = at + (recv_.rel[k] - offset);
   }
   /// Brings the device copies of the pools up to date (device memory spaces).
   void mirror() {
@@ -219,8 +222,9 @@ class BoundCopies {
   /// into its target, and into its send buffer, which the peer reads back only after
   /// much more has been packed. Packing streams long runs and contiguous blocks only:
   /// short runs scattered through the buffer measured slower streamed (redist-bench,
-  /// standard case c).
-  void choose_streaming(const PlanStats& st, const ExecutionOptions& options) {
+  /// standard case c). Never into a ring slot: its reader takes it from the cache.
+  void choose_streaming(const PlanStats& st, const ExecutionOptions& options,
+                        const transport::MessageBuffers<T, MemorySpace>& buffers) {
     const index_t bytes = static_cast<index_t>(sizeof(T));
     const index_t threshold = options.streaming_threshold_bytes;
     stream_target_ = (st.elements_local + st.elements_received) * bytes >= threshold;
@@ -231,14 +235,19 @@ class BoundCopies {
     stream_pack_ = stream_pack && host_memory;
     for (Bound* b : {&recv_, &local_})
       for (auto& c : b->pool.copies) c.streaming = stream_target_;
-    for (auto& c : send_.pool.copies) {
-      index_t shortest = INT64_MAX;
-      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-        shortest = std::min(shortest, send_.pool.runs[static_cast<std::size_t>(r)].length);
-      // A contiguous block (a segment laid flat) streams whatever its column length.
-      const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
-      c.streaming = stream_pack_ && (contiguous || shortest * bytes >= 1024);
-    }
+    for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk)
+      for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k)
+        stream_pack_chunk(send_.pool.copies[k], !buffers.in_ring(chunk));
+  }
+  /// Whether pack copy c streams: long runs and contiguous blocks, outside a ring.
+  void stream_pack_chunk(StridedCopy<T>& c, bool may_stream) {
+    const index_t bytes = static_cast<index_t>(sizeof(T));
+    index_t shortest = INT64_MAX;
+    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
+      shortest = std::min(shortest, send_.pool.runs[static_cast<std::size_t>(r)].length);
+    // A contiguous block (a segment laid flat) streams whatever its column length.
+    const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
+    c.streaming = may_stream && stream_pack_ && (contiguous || shortest * bytes >= 1024);
   }
 
   /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per

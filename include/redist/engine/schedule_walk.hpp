@@ -7,10 +7,10 @@
 /// it and reports it complete; it can stop between any two tasks and go on later, which
 /// is what lets start() and test() do a bounded part of the work per call.
 ///
-/// Queues as compiled (Schedule::queue, lowest first): Init, Send, local copies with
-/// Finish, unpacks. Each is FIFO, but for the sends of a batch, which become ready all at
-/// once when the batch opens: they run by their chunk's position in its message first
-/// (chunk 0 of every message, then chunk 1, ...), message order second, so that every
+/// Queues as compiled (Schedule::queue, lowest first): Init, Send, unpacks from the node
+/// window, local copies with Finish, other unpacks. Each is FIFO, but for the sends of a batch,
+/// which become ready all at once when the batch opens: they run by their chunk's position in its
+/// message first (chunk 0 of every message, then chunk 1, ...), message order second, so that every
 /// peer has its first chunk early and can unpack it while the rest is packed.
 
 #include <algorithm>

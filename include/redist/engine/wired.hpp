@@ -8,7 +8,8 @@
 ///   2. chunks         messages and local copies cut       engine/chunking.hpp
 ///   3. transports     per message, collectively           transport/choose.hpp
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
-///                     (messages read in place on a device re-cut whole: one chunk each)
+///                     (messages read in place on a device re-cut whole: one chunk each;
+///                     the node window's cut to its ring slots: transport/ring_slots.hpp)
 ///   5. task graph     built once, with the transports     task_graph.hpp
 ///                     (and the step order's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
@@ -33,6 +34,7 @@
 #include <boost/mpi/operations.hpp>
 
 #include <redist/collective/collectively.hpp>
+#include <redist/detail/cpu_caches.hpp>
 #include <redist/detail/stopwatch.hpp>
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
@@ -46,6 +48,7 @@
 #include <redist/topology.hpp>
 #include <redist/transform.hpp>
 #include <redist/transport/choose.hpp>
+#include <redist/transport/ring_slots.hpp>
 #include <redist/transport/transports.hpp>
 
 namespace redist::engine {
@@ -121,26 +124,85 @@ class Wired {
     return host_memory ? chunk_elements() : std::numeric_limits<index_t>::max() / 2;
   }
 
-  /// Steps 3 and 4: the transports, chosen from the sources' addresses, and the buffers
-  /// laid out for them.
+  bool node_transports() const { return host_memory && options_.node_paths(); }
+
+  /// Step 3: the transports, chosen from the sources' addresses.
   template <class Sides>
   transport::TransportChoice<T> choose_transports(const Sides& sides, const Chunking& sent) {
-    const bool node_transports = host_memory && options_.node_paths();
     const bool device_reads = transport::ipc::shareable<MemorySpace> && options_.node_paths();
-    transport::TransportChoice<T> choice;
-    try {
-      choice = transport::choose_transports<T>(
-          comm_, plan_, sent, node_transports, device_reads, options_.transport,
+    return mpi_step([&] {
+      return transport::choose_transports<T>(
+          comm_, plan_, sent, node_transports(), device_reads, options_.transport,
           transform_.transposes(),
           [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); });
+    });
+  }
+  /// Step 4: the buffers laid out for the transports and the rings, and allocated.
+  void lay_out_buffers(transport::TransportChoice<T>& choice, const transport::RingSlots& rings) {
+    mpi_step([&] {
       const redist::detail::Stopwatch clock;
-      transport::lay_out_buffers(comm_, plan_, node_transports, choice, buffers_);
+      transport::lay_out_buffers(comm_, plan_, node_transports(), choice, buffers_, rings);
       buffer_seconds_ = clock.seconds();
+      return 0;
+    });
+  }
+  /// f(), with MPI's failures as communication_error.
+  template <class F>
+  static auto mpi_step(F&& f) {
+    try {
+      return f();
     } catch (const boost::mpi::exception& e) {
       throw communication_error(
           detail::describe("MPI failed while setting up the transports", e.routine(), e.what()));
     }
-    return choice;
+  }
+
+  /// Slots of a ring and their bytes (transport/ring_slots.hpp); 0 slots: no ring. The
+  /// bytes from the caches are agreed as the smallest over the ranks (collective, when the
+  /// agreed options leave them automatic).
+  std::pair<index_t, index_t> ring_size(const NodeMap& nodes) const {
+    const index_t slots = !node_transports()        ? 0
+                          : options_.ring_slots < 0 ? transport::default_ring_slots
+                                                    : options_.ring_slots;
+    if (slots == 0) return {0, 0};
+    if (options_.ring_slot_bytes > 0) return {slots, options_.ring_slot_bytes};
+    const index_t here =
+        transport::automatic_slot_bytes(redist::detail::cpu_caches(), nodes.node_size(), slots);
+    return {slots, boost::mpi::all_reduce(comm_, here, boost::mpi::minimum<index_t>())};
+  }
+
+  /// The node window's messages re-cut so that no chunk exceeds a ring slot (a member
+  /// cut between its columns where needed), and their rings laid out. Sender and receiver
+  /// know alike which messages go through the window, so they cut alike.
+  template <class Limit>
+  transport::RingSlots cut_for_rings(Chunkings& chunks, const transport::TransportChoice<T>& choice,
+                                     const Limit& limit, const NodeMap& nodes) {
+    const auto [slots, slot_bytes] = ring_size(nodes);
+    if (slots == 0) return {};
+    const index_t slot_elements =
+        std::max<index_t>(1, slot_bytes / static_cast<index_t>(sizeof(T)));
+    const auto cut = [&](const FamilyList& d, const std::vector<Transport>& how) {
+      const auto ringed = [&d, &how](const Message& msg) {
+        return how[static_cast<std::size_t>(&msg - d.messages.data())] == Transport::shared_window;
+      };
+      return cut_chunks(
+          plan_, d,
+          [&](const Message& msg) {
+            return ringed(msg) ? std::min(limit(msg), slot_elements) : limit(msg);
+          },
+          ringed);
+    };
+    const auto any = [](const std::vector<Transport>& how) {
+      return std::find(how.begin(), how.end(), Transport::shared_window) != how.end();
+    };
+    if (any(choice.send)) chunks.send = cut(plan_.send, choice.send);
+    if (any(choice.recv)) chunks.recv = cut(plan_.recv, choice.recv);
+    std::vector<bool> ring(plan_.send.messages.size());
+    for (std::size_t m = 0; m < ring.size(); ++m)
+      ring[m] = choice.send[m] == Transport::shared_window;
+    const int me = nodes.rank_in_node[static_cast<std::size_t>(comm_.rank())];
+    return transport::lay_out_rings(plan_.send, chunks.send, ring, nodes.rank_in_node, me,
+                                    nodes.node_size(), slots, sizeof(T));
   }
 
   /// Messages read in place on a device become one chunk each: readable at once, they
@@ -241,7 +303,10 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
   if (steps) use_step_pieces();
   transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
   read_whole_messages(chunks, choice, chunk_limit);
-  graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv);
+  const transport::RingSlots rings = cut_for_rings(chunks, choice, chunk_limit, nodes);
+  link_.ring = rings.slots > 0;
+  lay_out_buffers(choice, rings);
+  graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv, rings.reuse);
   if (steps) add_step_edges(graph_, plan_, nodes.node_of_rank, nodes.nodes, schedule);
   attach_transports(choice);
   detail::collectively(comm_, [&] {

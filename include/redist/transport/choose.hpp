@@ -244,14 +244,17 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
   return choice;
 }
 
-/// Lays out the buffers of the messages as `choice` sends them and allocates them: in
-/// this rank's part of a new node window when `node_transports` (collective over comm;
-/// peers read its send part), else privately. Fills choice.window and choice.peer_part
-/// when the node has other ranks.
+/// Lays out the buffers of the messages as `choice` sends them, with the node window's
+/// messages in `rings` where it has slots (transport/ring_slots.hpp), and allocates them:
+/// in this rank's part of a new node window when `node_transports` (collective over comm;
+/// peers read its send part and rings), else privately. Fills choice.window and
+/// choice.peer_part when the node has other ranks.
 template <class T, class MemorySpace>
 void lay_out_buffers(const boost::mpi::communicator& comm, const Plan& plan, bool node_transports,
-                     TransportChoice<T>& choice, MessageBuffers<T, MemorySpace>& buffers) {
-  buffers.lay_out_sends(plan.send, choice.send);
+                     TransportChoice<T>& choice, MessageBuffers<T, MemorySpace>& buffers,
+                     const RingSlots& rings = {}) {
+  buffers.lay_out_sends(plan.send, choice.send, rings.slots > 0);
+  buffers.lay_out_rings(rings, plan.send);
   buffers.lay_out_receives(plan.recv, choice.recv);
   if (!node_transports) {
     buffers.allocate();

@@ -72,6 +72,7 @@ class Direct {
   }
   void ship(std::size_t) {}  // nothing is packed: direct messages have no Send tasks
   void shipped(std::size_t) {}
+  void unpacked(std::size_t) {}
   void consumed(std::size_t m) {
     link_->exec->fence();
     const int peer = link_->messages.received(m).peer;

@@ -25,6 +25,10 @@ struct Link {
   const execution_space* exec = nullptr;  ///< the execution's instance (start())
   /// ExecutionOptions::max_message_bytes, in [1, largest_message_bytes]
   index_t max_message_bytes = largest_message_bytes;
+  /// The node window's chunks travel through rings of slots (transport/ring_slots.hpp),
+  /// each acked once unpacked; else whole messages, acked once all unpacked. The same on
+  /// every rank (ExecutionOptions::ring_slots).
+  bool ring = false;
 
   /// Splits `elements` elements into pieces an MPI int count can carry
   /// (ExecutionOptions::max_message_bytes); f(byte offset, bytes).

@@ -8,6 +8,9 @@
 ///   reads the source tiles);
 /// - messages received point to point lie back to back per batch in the receive part;
 ///   the others are read in the sender's memory.
+/// - with rings (transport/ring_slots.hpp), messages through the node window are packed
+///   chunk by chunk into the slots of rings at the start of their batch's send part,
+///   which never take more room than the messages would whole;
 /// Both parts share one allocation, batch k's receive part right after its send part,
 /// so a rank holds max over batches of (send + receive) elements: at most the plan's
 /// PlanStats::buffer_elements, and so within PlanOptions::max_buffer_bytes. With a node
@@ -33,6 +36,7 @@
 #include <redist/node_shared.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
+#include <redist/transport/ring_slots.hpp>
 
 namespace redist::transport {
 
@@ -54,11 +58,29 @@ class MessageBuffers {
   /// `staged`: device memory that MPI cannot read (no GPU-aware MPI).
   explicit MessageBuffers(bool staged = false) : staged_(staged && !host_memory) {}
 
-  /// Lays out the send part for these transports; returns the elements it needs.
-  index_t lay_out_sends(const FamilyList& send, const std::vector<Transport>& how) {
+  /// Lays out the send part for these transports (with `ring`, the node window's messages
+  /// go through rings: lay_out_rings); returns the elements it needs.
+  index_t lay_out_sends(const FamilyList& send, const std::vector<Transport>& how,
+                        bool ring = false) {
     send_offset_ = lay_out(
-        send, how, [](Transport t) { return !reads_in_place(t); }, send_part_);
+        send, how,
+        [ring](Transport t) {
+          return !reads_in_place(t) && !(ring && t == Transport::shared_window);
+        },
+        send_part_);
     return *std::max_element(send_part_.begin(), send_part_.end());
+  }
+  /// Places the rings at the start of each batch's send part, the packed messages after:
+  /// sent chunk c with rings.offset[c] >= 0 is packed there.
+  /// @pre lay_out_sends(.., true) done, lay_out_receives not yet.
+  void lay_out_rings(const RingSlots& rings, const FamilyList& send) {
+    chunk_ring_ = rings.offset;
+    for (std::size_t b = 0; b < rings.batch_elements.size() && b < send_part_.size(); ++b)
+      send_part_[b] += rings.batch_elements[b];
+    for (std::size_t m = 0; m < send.messages.size(); ++m) {
+      const auto b = static_cast<std::size_t>(send.messages[m].batch);
+      if (b < rings.batch_elements.size()) send_offset_[m] += rings.batch_elements[b];
+    }
   }
   /// Lays out the receive part for these transports; returns the elements it needs.
   index_t lay_out_receives(const FamilyList& recv, const std::vector<Transport>& how) {
@@ -106,8 +128,19 @@ class MessageBuffers {
   char* wire_send(std::size_t m) const {
     return reinterpret_cast<char*>(wire_base() + send_offset_[m]);
   }
-  /// Offset of sent message m in the send part (a window note names it).
+  /// Offset of sent message m in the send part.
   index_t send_offset(std::size_t m) const { return send_offset_[m]; }
+  /// Where sent chunk c (elements [offset, ...) of message m) is packed: its ring slot, or
+  /// its place in its message; as an offset from data() (a window note names it).
+  index_t chunk_offset(std::size_t m, std::size_t c, index_t offset) const {
+    if (in_ring(c)) return chunk_ring_[c];
+    return send_offset_[m] + offset;
+  }
+  T* chunk_at(std::size_t m, std::size_t c, index_t offset) const {
+    return base() + chunk_offset(m, c, offset);
+  }
+  /// Whether sent chunk c is packed into a ring slot.
+  bool in_ring(std::size_t c) const { return c < chunk_ring_.size() && chunk_ring_[c] >= 0; }
   /// Where received message m is unpacked from (point to point), and where MPI writes it.
   T* recv_at(std::size_t m) const { return base() + recv_offset(m); }
   char* wire_recv(std::size_t m) const {
@@ -167,6 +200,7 @@ class MessageBuffers {
   std::vector<index_t> send_offset_, recv_offset_;    ///< per message, in its batch's part
   std::vector<index_t> send_part_{0}, recv_part_{0};  ///< room per batch
   std::vector<index_t> recv_batch_;                   ///< per received message
+  std::vector<index_t> chunk_ring_;  ///< per sent chunk: its slot's offset in its batch, or -1
   view_type buffer_;
   host_type host_;
   std::shared_ptr<redist::detail::NodeWindow> node_window_;  ///< holds window_'s memory

@@ -66,6 +66,7 @@ class PointToPoint {
     });
   }
   void shipped(std::size_t) {}
+  void unpacked(std::size_t) {}
   void consumed(std::size_t) {}
 
   /// A piece arrived; the last one of a chunk makes it readable in the receive part.

@@ -34,7 +34,8 @@ enum class Signal : std::uint8_t {
   data,  ///< a piece of a chunk's bytes arrived (index: received chunk)
   note,  ///< the sender says a chunk or message is readable in its memory (index: chunk
          ///< for the window, received message for direct)
-  ack    ///< the receiver is done reading our memory (index: sent message)
+  ack    ///< the receiver is done reading our memory (index: sent message; sent chunk for
+         ///< a ring slot of the window)
 };
 
 /// A completed request: which transport posted it, and what it meant.
@@ -55,13 +56,14 @@ inline constexpr int describe_tag = tag_base - 2;
 inline constexpr int read_ack_tag = tag_base - 3;
 inline int data_tag(index_t batch) { return tag_base + static_cast<int>(batch % 16384); }
 
-/// What a transport reports to the executor: received chunk c is readable (at `at`, the
-/// start of its message, or, when null, where the copies were bound); sent message m is
-/// acknowledged.
+/// What a transport reports to the executor: received chunk c is readable (at `at`, where
+/// the chunk starts, or, when null, where the copies were bound); sent message m is
+/// acknowledged; sent chunk c's ring slot is free again (transport/ring_slots.hpp).
 template <class S, class T>
 concept TransportEvents = requires(S& s, std::size_t i, const T* at) {
   s.arrived(i, at);
   s.acked(i);
+  s.freed(i);
 };
 
 namespace detail {
@@ -70,12 +72,14 @@ template <class T>
 struct EventsArchetype {
   void arrived(std::size_t, const T*) {}
   void acked(std::size_t) {}
+  void freed(std::size_t) {}
 };
 }  // namespace detail
 
 /// A transport: the executor tells it when a batch opens (post_receives, per received
 /// message), when a sent chunk is packed (ship), when a sent message is out (shipped),
-/// when a received message is unpacked (consumed), and hands it the completions of the
+/// when a received chunk and then a whole message are unpacked (unpacked, consumed), and
+/// hands it the completions of the
 /// requests it posted (complete), which it turns into events.
 template <class X>
 concept MessageTransport = requires(X& x, std::size_t i, const Completion& e,
@@ -86,6 +90,7 @@ concept MessageTransport = requires(X& x, std::size_t i, const Completion& e,
   x.post_receives(i);   // received message i: its batch opened
   x.ship(i);            // sent chunk i is packed
   x.shipped(i);         // sent message i: every chunk shipped
+  x.unpacked(i);        // received chunk i: unpacked
   x.consumed(i);        // received message i: every chunk unpacked
   x.complete(e, sink);  // a request it posted completed
 };

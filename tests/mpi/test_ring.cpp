@@ -1,0 +1,166 @@
+// The node window's rings (transport/ring_slots.hpp): chunks packed into a few slots that
+// the receiver frees one by one. With 2 slots of 4 KiB a message of many chunks wraps
+// around its ring many times, a receiver that comes late holds its senders at a full ring,
+// and a small move sends messages of one chunk; every target element is checked, and the
+// rest of the target left alone. A rank's buffers stay within its rings whatever the
+// matrix, and a peer that stops consuming its ring ends every rank in the progress
+// timeout's error. Only where the ranks share one node and keep node-local paths (the TCP
+// and small-message legs send everything point to point; simulated nodes send between them
+// point to point).
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/redist.hpp>
+
+#include <doctest/doctest.h>
+
+#include "mpi_test_support.hpp"
+
+namespace {
+
+using namespace redist;
+using namespace redist::test;
+
+/// Whether the rings can run here: several ranks, one node, node-local paths allowed, and
+/// the rings not turned off (the ctest leg mpi-no-rings-np3).
+bool rings_run_here(const boost::mpi::communicator& comm) {
+  const char* slots = std::getenv("REDIST_RING_SLOTS");
+  return comm.size() > 1 && node_map(comm).nodes == 1 && !point_to_point_only() &&
+         !(slots != nullptr && std::string(slots) == "0");
+}
+
+/// This rank's sent chunks that go through a ring, and the largest of them.
+std::pair<index_t, index_t> ring_chunks(const TaskGraph& g) {
+  index_t n = 0, largest = 0;
+  for (std::size_t c = 0; c < g.slot_ack_vertex.size(); ++c)
+    if (g.slot_ack_vertex[c] != SIZE_MAX) {
+      ++n;
+      largest = std::max(largest, g.send.chunks[c].elements);
+    }
+  return {n, largest};
+}
+
+/// The 300 x 260 matrices of the ring tests, ScaLAPACK storage on both sides: 32 x 24 source
+/// tiles on 1 x np ranks, 20 x 26 target tiles on np x 1; a message's columns have about
+/// 300 / np rows (1.2 KiB at 2 ranks), so a 4 KiB slot holds a few.
+using Small = TiledMatrix<double, Layout<Tiling<UniformAxis<>, UniformAxis<>>, BlockCyclic>,
+                          ScalapackColumnMajor<>>;
+Small small_source(const boost::mpi::communicator& comm) {
+  return Small({uniform(300, 260, 32, 24), BlockCyclic(1, comm.size())}, {}, comm.rank());
+}
+Small small_target(const boost::mpi::communicator& comm) {
+  return Small({uniform(300, 260, 20, 26), BlockCyclic(comm.size(), 1)}, {}, comm.rank());
+}
+
+ExecutionOptions small_rings() {
+  ExecutionOptions o;
+  o.transport = TransportPolicy::node_window;
+  o.ring_slots = 2;
+  o.ring_slot_bytes = 4096;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("mpi: rings of 2 slots of 4 KiB wrap around, wait for a late receiver, carry one chunk") {
+  const boost::mpi::communicator comm;
+  if (!rings_run_here(comm)) return;
+  const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+  const int np = comm.size();
+  Small a = small_source(comm), b = small_target(comm);
+  // The whole matrix in one batch, and in batches of 2 source tile columns (each batch's
+  // rings start empty); a 7 x 9 region that leaves the rank of its source tile a message of
+  // one chunk.
+  const Region whole = Region::whole({300, 260}), small{{7, 9}, {40, 30}, {3, 200}};
+  for (const auto& [region, batch] :
+       {std::pair{whole, 0}, std::pair{whole, 2}, std::pair{small, 0}}) {
+    CAPTURE(region.extent.rows);
+    CAPTURE(batch);
+    fill_source(a);
+    fill_sentinel(b);
+    PlanOptions p;
+    p.batch = batch;
+    Redistributor r(a, b, comm, region, p, small_rings());
+    CHECK(sum(comm, r.plan().stats.messages_sent) > 0);
+    if (batch > 0) CHECK(r.plan().batches > 1);
+    const auto [chunks, largest] = ring_chunks(r.task_graph());
+    const index_t sent = static_cast<index_t>(r.task_graph().send.chunks.size());
+    CHECK(chunks == sent);  // every message of the node through a ring
+    CHECK(largest <= 512);  // a slot: 4 KiB of doubles
+    // Rings of at most 2 lanes x 2 slots x 4 KiB: nothing else is buffered on one node.
+    CHECK(r.buffer_bytes() <= 2 * 2 * 4096);
+    for (int run = 0; run < 2; ++run) {
+      fill_sentinel(b);
+      // The last rank comes late: its senders fill their rings and wait for its acks.
+      if (comm.rank() == np - 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      r.redistribute();
+      index_t checked = 0;
+      CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+      CHECK(sum(comm, checked) == 300 * 260);  // the region, and the rest left alone
+      CHECK(sum(comm, source_errors(a)) == 0);
+      CHECK(static_cast<index_t>(r.tasks_run().ack) >= chunks);  // one ack per ring chunk
+    }
+    if (region.extent.rows == 300)
+      CHECK(sum(comm, chunks) > 2 * sum(comm, r.plan().stats.messages_sent));  // wraps around
+    else
+      CHECK(sum(comm, chunks) == sum(comm, r.plan().stats.messages_sent));  // one chunk each
+  }
+}
+
+TEST_CASE("mpi: a rank's buffers are its rings, whatever the matrix") {
+  const boost::mpi::communicator comm;
+  if (!rings_run_here(comm)) return;
+  const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+  const int np = comm.size();
+  // 64 MiB of doubles: each rank sends 8-16 MiB, which the window held whole before rings.
+  const index_t m = 4096, n = 2048;
+  const Layout src{uniform(m, n, 256, 256), BlockCyclic(1, np)};
+  const Layout dst{uniform(m, n, 100, 100), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), ScalapackColumnMajor<>> a(src, {}, comm.rank());
+  TiledMatrix<double, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
+  fill_source(a);
+  fill_sentinel(b);
+  ExecutionOptions o;
+  o.transport = TransportPolicy::node_window;
+  Redistributor r(a, b, comm, Region::whole({m, n}), PlanOptions{}, o);
+  const index_t rings = transport::ring_lanes * transport::default_ring_slots * (index_t{1} << 20);
+  CHECK(r.buffer_bytes() <= rings);  // slots of at most 1 MiB (automatic), or fewer, smaller
+  CHECK(r.plan().stats.buffer_elements * 8 > rings);
+  r.redistribute();
+  index_t checked = 0;
+  CHECK(sum(comm, target_errors(b, Region::whole({m, n}), checked)) == 0);
+  CHECK(sum(comm, checked) == m * n);
+}
+
+TEST_CASE("mpi: a peer that stops consuming its ring ends every rank in the progress timeout") {
+  const boost::mpi::communicator comm;
+  if (!rings_run_here(comm)) return;
+  const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+  const int np = comm.size();
+  Small a = small_source(comm), b = small_target(comm);
+  fill_source(a);
+  fill_sentinel(b);
+  ExecutionOptions o = small_rings();
+  o.progress_timeout_seconds = 1.0;
+  Redistributor r(a, b, comm, PlanOptions{}, o);
+  const int late = np - 1;
+  // The late rank consumes nothing for 3 s: its peers' rings fill and they give up; when
+  // it comes, its peers consume nothing more, and it gives up too.
+  if (comm.rank() == late) std::this_thread::sleep_for(std::chrono::seconds(3));
+  std::string what;
+  try {
+    r.redistribute();
+  } catch (const progress_timeout_error& e) {
+    what = e.what();
+  }
+  CHECK(what.find("made no progress for 1 s") != std::string::npos);
+  if (comm.rank() != late)
+    CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);
+  comm.barrier();
+  CHECK(source_errors(a) == 0);  // the source is never written
+}

@@ -1,0 +1,198 @@
+// The node window's rings without MPI (transport/ring_slots.hpp): chunks held within a slot
+// by cutting members between their columns (engine/chunking.hpp), identically on both ends
+// and back to back; each ring chunk's slot and the chunk it waits for; rings within the
+// room whole messages would take; slot sizes from the caches, and the caches as sysfs lists
+// them (detail/cpu_caches.hpp).
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <redist/detail/cpu_caches.hpp>
+#include <redist/distributions/block_cyclic.hpp>
+#include <redist/engine/chunking.hpp>
+#include <redist/layout.hpp>
+#include <redist/plan.hpp>
+#include <redist/task_graph.hpp>
+#include <redist/tile_shapes/uniform_axis.hpp>
+#include <redist/transport/ring_slots.hpp>
+
+#include <doctest/doctest.h>
+
+namespace {
+
+using namespace redist;
+
+/// Rank `rank` of 4's plan: 256^2 tiles on 1 x 4 -> 100^2 tiles on 4 x 1 of a 2000 x 1800
+/// matrix, whose members (500 rows x up to 100 columns) are larger than the slots tried.
+Plan four_rank_plan(int rank) {
+  const Layout src{Tiling{UniformAxis<>(2000, 256), UniformAxis<>(1800, 256)}, BlockCyclic(1, 4)};
+  const Layout dst{Tiling{UniformAxis<>(2000, 100), UniformAxis<>(1800, 100)}, BlockCyclic(4, 1)};
+  PlanOptions o;
+  o.batch = 3;
+  return make_plan(src, dst, Region::whole({2000, 1800}), rank, 4, o);
+}
+
+const auto everywhere = [](const Message&) { return true; };
+
+}  // namespace
+
+TEST_CASE("ring chunks: within the limit, members cut between columns, back to back") {
+  for (const index_t limit : {index_t{1}, index_t{700}, index_t{4096}, index_t{60000}}) {
+    CAPTURE(limit);
+    const Plan plan = four_rank_plan(0);
+    const Chunking c = cut_chunks(
+        plan, plan.send, [limit](const Message&) { return limit; }, everywhere);
+    REQUIRE(c.begin.size() == plan.send.messages.size() + 1);
+    bool cut_inside = false;
+    for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+      index_t at = 0;
+      for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k) {
+        const Chunk& ch = c.chunks[k];
+        CHECK(ch.message == m);
+        CHECK(ch.offset == at);
+        CHECK(ch.elements > 0);
+        index_t in = 0, ld = 0;
+        for (std::size_t s = ch.first; s < ch.end; ++s) {
+          const Slice& sl = c.slices[s];
+          CHECK(sl.offset == at + in);
+          const PieceGroup cols = engine::slice_cols(plan, plan.send, sl);
+          ld = plan.send.families[sl.family].buffer_ld;
+          CHECK(sl.elements == ld * cols.length * cols.count);
+          if (sl.col_take > 0) {
+            cut_inside = true;
+            CHECK(sl.col_count == 1);
+            CHECK(cols.length == sl.col_take);
+          }
+          in += sl.elements;
+        }
+        CHECK(in == ch.elements);
+        // Within the limit unless one column alone is larger.
+        CHECK((ch.elements <= limit || ch.elements == ld));
+        at += ch.elements;
+      }
+      CHECK(at == plan.send.messages[m].elements);
+    }
+    if (limit < 50000) CHECK(cut_inside);
+    // The receiver of each message cuts it alike.
+    for (int peer = 1; peer < 4; ++peer) {
+      const Plan theirs = four_rank_plan(peer);
+      const Chunking r = cut_chunks(
+          theirs, theirs.recv, [limit](const Message&) { return limit; }, everywhere);
+      for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+        const Message& msg = plan.send.messages[m];
+        if (msg.peer != peer) continue;
+        for (std::size_t n = 0; n < theirs.recv.messages.size(); ++n) {
+          const Message& in = theirs.recv.messages[n];
+          if (in.peer != 0 || in.batch != msg.batch) continue;
+          REQUIRE(r.begin[n + 1] - r.begin[n] == c.begin[m + 1] - c.begin[m]);
+          for (std::size_t k = 0; k < c.begin[m + 1] - c.begin[m]; ++k) {
+            CHECK(r.chunks[r.begin[n] + k].offset == c.chunks[c.begin[m] + k].offset);
+            CHECK(r.chunks[r.begin[n] + k].elements == c.chunks[c.begin[m] + k].elements);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("ring slots: lanes by rounds, slots in turn, each waits for the chunk a ring before") {
+  const Plan plan = four_rank_plan(1);
+  const Chunking c = cut_chunks(
+      plan, plan.send, [](const Message&) { return index_t{4096}; }, everywhere);
+  const std::vector<bool> ring(plan.send.messages.size(), true);
+  const std::vector<int> node_rank{0, 1, 2, 3};
+  for (const index_t slots : {index_t{1}, index_t{2}, index_t{4}}) {
+    CAPTURE(slots);
+    const transport::RingSlots r =
+        transport::lay_out_rings(plan.send, c, ring, node_rank, 1, 4, slots, sizeof(double));
+    REQUIRE(r.offset.size() == c.chunks.size());
+    for (std::size_t b = 0; b < r.batch_elements.size(); ++b) {
+      index_t room = 0;
+      std::set<index_t> used;
+      for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+        if (plan.send.messages[m].batch != static_cast<index_t>(b)) continue;
+        room += plan.send.messages[m].elements;
+        for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k) {
+          CHECK(r.reuse.in_ring[k] == 1);
+          CHECK(r.offset[k] >= 0);
+          CHECK(r.offset[k] + c.chunks[k].elements <= r.batch_elements[b]);
+          used.insert(r.offset[k]);
+          // The chunk it waits for is of its batch, and held the same slot.
+          if (r.reuse.after[k] != SIZE_MAX) {
+            const std::size_t before = r.reuse.after[k];
+            CHECK(before != k);
+            CHECK(plan.send.messages[c.chunks[before].message].batch == static_cast<index_t>(b));
+            CHECK(r.offset[before] == r.offset[k]);
+          }
+        }
+      }
+      CHECK(r.batch_elements[b] <= room);  // never more than the messages whole
+      CHECK(static_cast<index_t>(used.size()) <= transport::ring_lanes * slots);
+    }
+    // Within a message, chunk j waits for chunk j - slots when one lane holds it alone.
+    for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
+      for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k)
+        if (k >= c.begin[m] + static_cast<std::size_t>(slots) && r.reuse.after[k] != SIZE_MAX)
+          CHECK(r.reuse.after[k] <= k - static_cast<std::size_t>(slots));
+  }
+  // The task graph: one Ack per ring chunk, Send(c) after the Ack it waits for.
+  const transport::RingSlots r =
+      transport::lay_out_rings(plan.send, c, ring, node_rank, 1, 4, 2, sizeof(double));
+  Chunkings all{c, cut_chunks(plan, plan.recv, 4096), cut_chunks(plan, plan.local, 4096)};
+  const std::vector<Transport> window(plan.send.messages.size(), Transport::shared_window);
+  const TaskGraph tg = make_task_graph(
+      plan, all, window,
+      std::vector<Transport>(plan.recv.messages.size(), Transport::shared_window), r.reuse);
+  CHECK(tg.count(TaskKind::ack) == c.chunks.size());
+  std::vector<std::size_t> send_vertex(c.chunks.size());
+  for (std::size_t v = 0; v < tg.tasks.size(); ++v)
+    if (tg.tasks[v].kind == TaskKind::send) send_vertex[tg.tasks[v].index] = v;
+  for (std::size_t k = 0; k < c.chunks.size(); ++k) {
+    const auto has = [&](std::size_t from, std::size_t to) {
+      for (const TaskEdge& e : tg.edges)
+        if (e.from == from && e.to == to) return true;
+      return false;
+    };
+    CHECK(has(send_vertex[k], tg.slot_ack_vertex[k]));
+    if (r.reuse.after[k] != SIZE_MAX)
+      CHECK(has(tg.slot_ack_vertex[r.reuse.after[k]], send_vertex[k]));
+  }
+}
+
+TEST_CASE("ring slots: sized from the caches") {
+  const detail::CpuCaches here{index_t{1} << 20, index_t{32} << 20};
+  CHECK(transport::automatic_slot_bytes(here, 2, 4) == index_t{512} << 10);  // L2 / 2
+  CHECK(transport::automatic_slot_bytes(here, 16, 4) == index_t{128} << 10);
+  CHECK(transport::automatic_slot_bytes(here, 128, 4) == index_t{16} << 10);  // the least
+  CHECK(transport::automatic_slot_bytes({}, 2, 4) == index_t{256} << 10);     // unknown
+  // 16 ranks: every ring in use within half the shared cache.
+  CHECK(16 * transport::ring_lanes * 4 * transport::automatic_slot_bytes(here, 16, 4) <=
+        here.l3 / 2);
+
+  CHECK(detail::parse_cache_size("1024K") == index_t{1} << 20);
+  CHECK(detail::parse_cache_size("32M") == index_t{32} << 20);
+  CHECK(detail::parse_cache_size("49152") == 49152);
+  CHECK(detail::parse_cache_size("x") == 0);
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("redist-caches-" + std::to_string(::getpid()));
+  const auto level = [&](int i, const char* lv, const char* type, const char* size) {
+    const auto dir = root / ("index" + std::to_string(i));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "level") << lv << "\n";
+    std::ofstream(dir / "type") << type << "\n";
+    std::ofstream(dir / "size") << size << "\n";
+  };
+  level(0, "1", "Data", "48K");
+  level(1, "1", "Instruction", "32K");
+  level(2, "2", "Unified", "2048K");
+  level(3, "3", "Unified", "105M");
+  const detail::CpuCaches read = detail::read_cpu_caches(root.string());
+  CHECK(read.l2 == index_t{2} << 20);
+  CHECK(read.l3 == index_t{105} << 20);
+  std::filesystem::remove_all(root);
+  CHECK(detail::read_cpu_caches(root.string()).l3 == 0);  // nothing listed
+}
