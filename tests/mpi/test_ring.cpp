@@ -57,6 +57,11 @@ Small small_target(const boost::mpi::communicator& comm) {
   return Small({uniform(300, 260, 20, 26), BlockCyclic(comm.size(), 1)}, {}, comm.rank());
 }
 
+/// The rings of small_rings(), whatever a ctest leg sets (the variables win over code).
+struct SmallRingsEnv {
+  ScopedEnv slots{"REDIST_RING_SLOTS", "2"}, bytes{"REDIST_RING_SLOT_BYTES", "4096"};
+};
+
 ExecutionOptions small_rings() {
   ExecutionOptions o;
   o.transport = TransportPolicy::node_window;
@@ -71,6 +76,7 @@ TEST_CASE("mpi: rings of 2 slots of 4 KiB wrap around, wait for a late receiver,
   const boost::mpi::communicator comm;
   if (!rings_run_here(comm)) return;
   const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+  const SmallRingsEnv rings;
   const int np = comm.size();
   Small a = small_source(comm), b = small_target(comm);
   // The whole matrix in one batch, and in batches of 2 source tile columns (each batch's
@@ -141,6 +147,7 @@ TEST_CASE("mpi: a peer that stops consuming its ring ends every rank in the prog
   const boost::mpi::communicator comm;
   if (!rings_run_here(comm)) return;
   const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+  const SmallRingsEnv rings;
   const int np = comm.size();
   Small a = small_source(comm), b = small_target(comm);
   fill_source(a);
