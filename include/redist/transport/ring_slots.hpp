@@ -46,7 +46,7 @@ inline constexpr index_t ring_lanes = 2;
 /// core's L2, as a power of two in [16 KiB, 1 MiB]; 256 KiB where the caches are unknown.
 /// Example: L2 1 MiB, L3 32 MiB, 2 ranks: 2 x 1 x 4 slots in 16 MiB -> 2 MiB, L2 -> 512 KiB;
 /// 16 ranks: 16 x 2 x 4 in 16 MiB -> 128 KiB.
-inline index_t automatic_slot_bytes(const detail::CpuCaches& caches, index_t ranks_on_node,
+inline index_t automatic_slot_bytes(const redist::detail::CpuCaches& caches, index_t ranks_on_node,
                                     index_t slots) {
   constexpr index_t low = index_t{16} << 10, high = index_t{1} << 20;
   if (caches.l3 <= 0) return index_t{256} << 10;
