@@ -18,6 +18,7 @@
 
 #include <redist/node_shared.hpp>
 #include <redist/transport/link.hpp>
+#include <redist/transport/ring_slots.hpp>
 
 namespace redist::transport {
 
@@ -39,20 +40,17 @@ class SharedWindow {
   const std::shared_ptr<redist::detail::NodeWindow>& window() const { return window_; }
 
   void begin() {
+    next_note_.assign(link_->messages.graph->recv.begin.size(), 0);
     if (!link_->ring) return;
     unpacked_.assign(link_->messages.graph->recv.chunks.size(), 0);
     const auto& begin = link_->messages.graph->recv.begin;
     next_ack_.assign(begin.begin(), begin.end() - 1);
   }
 
-  /// Expects one note per chunk of message m.
+  /// Expects one note per chunk of message m, notes_ahead at a time.
   void post_receives(std::size_t m) {
-    const Message& msg = link_->messages.received(m);
-    const auto [first, end] = link_->messages.received_chunks(m);
-    for (std::size_t c = first; c < end; ++c)
-      link_->requests->post({kind, Signal::note, c},
-                            link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[c], 1),
-                            {msg.peer, 8});
+    next_note_[m] = link_->messages.received_chunks(m).first;
+    for (std::size_t k = 0; k < notes_ahead; ++k) post_next_note(m);
   }
 
   /// Chunk c is packed in our part: publish it and tell the receiver where it lies; in a
@@ -106,11 +104,30 @@ class SharedWindow {
       return;
     }
     window_->acquire();
-    const Message& msg = link_->messages.received(link_->messages.received_chunk(e.index).message);
+    const std::size_t m = link_->messages.received_chunk(e.index).message;
+    post_next_note(m);
+    const Message& msg = link_->messages.received(m);
     events.arrived(e.index, peer_part_[static_cast<std::size_t>(msg.peer)] + note_in_[e.index]);
   }
 
  private:
+  /// Note receives outstanding per message. Every outstanding receive costs each poll a
+  /// test (one MPI_Testsome scans them all): a message of thousands of ring chunks posted
+  /// whole made each chunk cost tens of microseconds. A sender has at most its ring's
+  /// slots of a message in flight; notes beyond wait in MPI's unexpected queue.
+  static constexpr std::size_t notes_ahead = 2 * default_ring_slots;
+
+  /// Posts the receive of message m's next note, if any is left.
+  void post_next_note(std::size_t m) {
+    std::size_t& c = next_note_[m];
+    if (c >= link_->messages.received_chunks(m).second) return;
+    const Message& msg = link_->messages.received(m);
+    link_->requests->post({kind, Signal::note, c},
+                          link_->comm.irecv(msg.peer, data_tag(msg.batch), &note_in_[c], 1),
+                          {msg.peer, 8});
+    ++c;
+  }
+
   const Link<T, MemorySpace>* link_;
   std::shared_ptr<redist::detail::NodeWindow> window_;
   std::vector<const T*> peer_part_;     ///< by communicator rank
@@ -118,6 +135,7 @@ class SharedWindow {
   std::vector<std::int64_t> note_out_;  ///< per sent chunk
   std::vector<std::uint8_t> unpacked_;  ///< per received chunk, with rings
   std::vector<std::size_t> next_ack_;   ///< per received message: its next chunk to ack
+  std::vector<std::size_t> next_note_;  ///< per received message: its next note to post
 };
 
 }  // namespace redist::transport
