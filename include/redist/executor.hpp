@@ -203,12 +203,12 @@ class Executor {
       spent += cost;
       unpolled += cost;
       ++ran;
-      // After every pack and unpack, and after every chunk's worth of local copies, let
+      // After every pack and unpack, and after every poll_elements() of local copies, let
       // MPI move what is posted (transports such as TCP progress only inside MPI calls)
       // and take what arrived: chunk k travels while chunk k + 1 is packed, and a rank
       // that drives its node's link alone does not leave it idle through its local copies.
       if (t.kind == TaskKind::send || (t.kind == TaskKind::receive && t.remote) ||
-          unpolled >= chunk_elements()) {
+          unpolled >= wired_.poll_elements()) {
         poll(block);
         unpolled = 0;
       }
