@@ -66,12 +66,17 @@ TEST_CASE("ring chunks: within the limit, members cut between columns, back to b
             cut_inside = true;
             CHECK(sl.col_count == 1);
             CHECK(cols.length == sl.col_take);
+            // Whole blocks of cut_columns, but for the member's last piece.
+            const auto& fam = plan.send.families[sl.family];
+            const index_t width = plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
+            CHECK(sl.col_skip % cut_columns == 0);
+            CHECK((sl.col_take % cut_columns == 0 || sl.col_skip + sl.col_take == width));
           }
           in += sl.elements;
         }
         CHECK(in == ch.elements);
-        // Within the limit unless one column alone is larger.
-        CHECK((ch.elements <= limit || ch.elements == ld));
+        // Within the limit unless cut_columns columns alone are larger.
+        CHECK((ch.elements <= limit || ch.elements <= cut_columns * ld));
         at += ch.elements;
       }
       CHECK(at == plan.send.messages[m].elements);
