@@ -162,10 +162,12 @@ struct ExecutionOptions {
   /// kept), so that a whole program or test suite can be run through the split path.
   index_t max_message_bytes = largest_message_bytes;
 
-  /// Slots of each ring between two ranks of one node (engine/ring_slots.hpp): the sender
-  /// packs chunk k into slot k mod ring_slots, the receiver unpacks and frees it. -1
-  /// (automatic): 4. 0: no ring; a batch's messages lie whole in the node window.
-  index_t ring_slots = -1;
+  /// Slots of each ring between two ranks of one node (transport/ring_slots.hpp): the
+  /// sender packs chunk k into slot k mod ring_slots, the receiver unpacks and frees it.
+  /// -1: 4. 0 (the default): no ring, a batch's messages lie whole in the node window;
+  /// the rings are opt-in until they beat it on every case (bench/README.md, "The node
+  /// window's rings").
+  index_t ring_slots = 0;
   /// Bytes of a ring slot, and so the largest chunk of a message through the node window.
   /// 0 (automatic): from the caches (detail/cpu_caches.hpp), so that every ring of the
   /// node in use fits half the shared cache. Agreed as the smallest over the ranks.
