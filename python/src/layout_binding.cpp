@@ -175,6 +175,7 @@ Raises redist.Error for an entry ScaLAPACK's p?gemr2d refuses.)doc")
                 std::copy(from.begin() + static_cast<std::ptrdiff_t>(at),
                           from.begin() + static_cast<std::ptrdiff_t>(at + buf.size()),
                           buf.mutable_data());
+                at += static_cast<std::size_t>(buf.size());
                 return out;
               };
             };
