@@ -1,5 +1,6 @@
 // redist.Layout: a layout of redist-run's grammar or from a ScaLAPACK descriptor, and the
 // local storage a rank needs for it.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,22 @@ std::pair<int, std::optional<int>> size_and_rank(py::handle comm) {
   }
   const boost::mpi::communicator c = communicator_of(comm);
   return {c.size(), c.rank()};
+}
+
+// numpy.empty(shape, dtype, order) starting on a 64-byte boundary, as Kokkos allocates: NumPy
+// aligns its own to 16 bytes only, and a move into columns that straddle cache lines took
+// 1.15x as long (case b, bench/python/README.md).
+py::object aligned_empty(py::tuple shape, const py::dtype& dtype, const char* order) {
+  constexpr py::ssize_t align = 64;
+  const py::module_ np = py::module_::import("numpy");
+  py::ssize_t elements = 1;
+  for (py::handle n : shape) elements *= n.cast<py::ssize_t>();
+  const py::ssize_t bytes = elements * dtype.itemsize();
+  py::array_t<std::uint8_t> raw(bytes + align);
+  const auto address = reinterpret_cast<std::uintptr_t>(raw.data());
+  const py::ssize_t skip = static_cast<py::ssize_t>((align - address % align) % align);
+  py::object bytes_view = raw[py::slice(skip, skip + bytes, 1)];
+  return bytes_view.attr("view")(dtype).attr("reshape")(shape, py::arg("order") = order);
 }
 
 py::tuple shape_tuple(const std::vector<index_t>& shape) {
@@ -151,14 +168,13 @@ Raises redist.Error for an entry ScaLAPACK's p?gemr2d refuses.)doc")
           "empty",
           [](const BoundLayout& l, std::optional<int> rank, py::handle dtype) {
             const py::dtype dt = element_dtype(dtype);
-            const py::module_ np = py::module_::import("numpy");
             return local_arrays(l, l.rank_or(rank), [&](py::tuple shape, const char* order) {
-              return np.attr("empty")(shape, dt, order);
+              return aligned_empty(shape, dt, order);
             });
           },
           py::arg("rank") = py::none(), py::arg("dtype") = py::dtype::of<double>(),
           "Uninitialised local storage of `rank`: one array (a list for several allocations) "
-          "of the right shape, order and dtype.")
+          "of the right shape, order and dtype, 64-byte aligned.")
       .def(
           "global_indices",
           [](const BoundLayout& l, std::optional<int> rank) {
