@@ -67,7 +67,6 @@ class MoveEngine : public Releasable {
   virtual void start() = 0;
   virtual bool test() = 0;
   virtual void wait() = 0;
-  virtual bool running() const = 0;
   virtual bool released() const = 0;
   virtual MoveReport report() const = 0;
 };

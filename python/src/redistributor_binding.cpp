@@ -199,7 +199,7 @@ class PyRedistributor {
     engine_.reset();
   }
 
-  const std::string region_text() const { return redist::tools::to_string(region_); }
+  std::string region_text() const { return redist::tools::to_string(region_); }
   const py::dtype& dtype() const { return dtype_; }
 
  private:

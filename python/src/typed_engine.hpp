@@ -133,7 +133,6 @@ class TypedEngine final : public MoveEngine {
   void start() override { live().start(); }
   bool test() override { return live().test(); }
   void wait() override { live().wait(); }
-  bool running() const override { return r_ && r_->tasks_left() > 0; }
   bool released() const override { return !r_; }
 
   MoveReport report() const override {
