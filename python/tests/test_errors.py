@@ -83,6 +83,8 @@ def test_input_on_one_rank_only(comm):
         return  # no other rank to differ from
     raised_everywhere(comm, lambda: redist.Redistributor(
         src, dst, comm, op="t" if last else "n"), "differ")
+    raised_everywhere(comm, lambda: redist.Redistributor(
+        src, dst, comm, dtype=np.int64 if last else np.float64), "element type")
     other = redist.Layout("20x10/5x4/bc:1x1", comm)
     raised_everywhere(comm, lambda: redist.Redistributor(other if last else src, dst, comm),
                       "differ")
