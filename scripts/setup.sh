@@ -13,6 +13,7 @@ packages=(
   liblemon-dev  # relabel.hpp's min-cost flow (LEMON's NetworkSimplex, headers only)
   libglpk-dev  # the phase-power linear program (optional component)
   ccache       # rebuilds and CI legs reuse what was compiled before (docs/build-speed.md)
+  python3-dev pybind11-dev python3-mpi4py python3-numpy python3-pytest  # the Python module (python/)
 )
 # Extra tools for CI's fuzzing run: scripts/setup.sh --fuzz
 if [ "${1:-}" = "--fuzz" ]; then

@@ -1,0 +1,68 @@
+"""One case moved from Python, timed as redist-run times it: run under mpiexec; the plan made
+once, the first call (which binds the arrays) timed apart, then --repeat moves, each timed
+between a barrier and the slowest rank's end. Rank 0 writes the JSON."""
+
+import argparse
+import json
+
+import numpy as np
+from mpi4py import MPI
+
+import redist
+
+DTYPES = {"double": np.float64, "float": np.float32, "cdouble": np.complex128,
+          "cfloat": np.complex64, "int": np.int32}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--dst", required=True)
+    ap.add_argument("--region", default=None, help="redist-run's --region grammar")
+    ap.add_argument("--type", default="double", choices=sorted(DTYPES))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--alloc", default="layout", choices=["layout", "numpy"],
+                    help="arrays from Layout.empty() (64-byte aligned) or numpy.empty")
+    ap.add_argument("--hugepages", default="numpy", choices=["numpy", "off"],
+                    help="NumPy's own choice (madvise huge pages for large arrays, where the "
+                    "kernel's transparent huge pages are 'madvise') or off, as Kokkos allocates")
+    o = ap.parse_args()
+    if o.hugepages == "off":
+        np.core.multiarray._set_madvise_hugepage(False)
+    comm = MPI.COMM_WORLD
+    dtype = DTYPES[o.type]
+    src, dst = redist.Layout(o.src, comm), redist.Layout(o.dst, comm)
+    if o.alloc == "layout":
+        a, b = src.empty(dtype=dtype), dst.empty(dtype=dtype)
+    else:
+        a, b = (np.empty(x.local_shape(), dtype, order="F" if x.storage == "scalapack" else "C")
+                for x in (src, dst))
+    a[...] = 1  # pages present, as redist-run's zero-filled matrices
+    b[...] = 0
+    comm.Barrier()
+    t0 = MPI.Wtime()
+    r = redist.Redistributor(src, dst, comm, region=o.region, dtype=dtype)
+    plan = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
+    comm.Barrier()
+    t0 = MPI.Wtime()
+    r.redistribute(a, b)  # binds a and b
+    first = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
+    times = []
+    for _ in range(o.repeat):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        r.redistribute(a, b)
+        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    stats = r.stats()
+    r.close()
+    if comm.rank == 0:
+        with open(o.json, "w") as f:
+            json.dump({"src": o.src, "dst": o.dst, "type": o.type, "ranks": comm.size,
+                       "construct_s": plan, "first_call_s": first, "times_s": times,
+                       "bindings": stats["bindings"], "set_up": stats["set_up"],
+                       "bind": stats["bind"]}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
