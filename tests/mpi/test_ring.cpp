@@ -71,15 +71,24 @@ ExecutionOptions small_rings() {
   return o;
 }
 
+/// What the small-ring tests start from, once rings_run_here: the node window and the small
+/// rings forced through the environment, and the 300 x 260 matrices, source filled.
+struct SmallRingsMove {
+  boost::mpi::communicator comm;
+  ScopedEnv transport{"REDIST_TRANSPORT", "node-window"};
+  SmallRingsEnv rings;
+  int np = comm.size();
+  Small a = small_source(comm), b = small_target(comm);
+};
+
 }  // namespace
 
 TEST_CASE("mpi: rings of 2 slots of 4 KiB wrap around, wait for a late receiver, carry one chunk") {
-  const boost::mpi::communicator comm;
-  if (!rings_run_here(comm)) return;
-  const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
-  const SmallRingsEnv rings;
-  const int np = comm.size();
-  Small a = small_source(comm), b = small_target(comm);
+  if (!rings_run_here(boost::mpi::communicator{})) return;
+  SmallRingsMove m;
+  const boost::mpi::communicator& comm = m.comm;
+  const int np = m.np;
+  Small &a = m.a, &b = m.b;
   // The whole matrix in one batch, and in batches of 2 source tile columns (each batch's
   // rings start empty); a 7 x 9 region that leaves the rank of its source tile a message of
   // one chunk.
@@ -149,12 +158,11 @@ TEST_CASE("mpi: a rank's buffers are its rings, whatever the matrix") {
 }
 
 TEST_CASE("mpi: a peer that stops consuming its ring ends every rank in the progress timeout") {
-  const boost::mpi::communicator comm;
-  if (!rings_run_here(comm)) return;
-  const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
-  const SmallRingsEnv rings;
-  const int np = comm.size();
-  Small a = small_source(comm), b = small_target(comm);
+  if (!rings_run_here(boost::mpi::communicator{})) return;
+  SmallRingsMove m;
+  const boost::mpi::communicator& comm = m.comm;
+  const int np = m.np;
+  Small &a = m.a, &b = m.b;
   fill_source(a);
   fill_sentinel(b);
   ExecutionOptions o = small_rings();
