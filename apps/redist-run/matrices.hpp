@@ -29,11 +29,10 @@
 
 namespace redist_run {
 
-using TileMatrixLayout = Layout<SpecShape, SpecDistribution>;
 /// Target tile layouts go through Relabeled (the identity unless --relabel), so the
-/// relabeled case needs no further template instantiations.
+/// relabeled case needs no further template instantiations. TileMatrixLayout and
+/// GridMatrixLayout: tools/layout_spec.hpp.
 using RelabeledLayout = Layout<SpecShape, Relabeled<SpecDistribution>>;
-using GridMatrixLayout = Layout<SpecShape, BlockCyclic>;
 
 /// Bytes of storage matrix m holds on its rank.
 template <class M>

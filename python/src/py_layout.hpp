@@ -24,11 +24,11 @@ using redist::tools::SpecPlacement;
 using redist::tools::SpecShape;
 using redist::tools::StorageKind;
 
-/// Tile storage: any distribution, the owned tiles packed in one allocation (several for
-/// bc2's devices), as redist-run stores them.
-using TileMatrixLayout = Layout<SpecShape, SpecDistribution>;
-/// ScaLAPACK storage: a block-cyclic grid, the local column-major array.
-using GridMatrixLayout = Layout<SpecShape, BlockCyclic>;
+/// Tile storage (any distribution, the owned tiles packed in one allocation, several for
+/// bc2's devices) and ScaLAPACK storage (a block-cyclic grid, the local column-major
+/// array), as redist-run stores them.
+using redist::tools::GridMatrixLayout;
+using redist::tools::TileMatrixLayout;
 
 /// One rank's share of a layout. Tile storage: one 1-D allocation per entry of
 /// `allocations`. ScaLAPACK storage: one column-major local array of rows x cols (LOCr x

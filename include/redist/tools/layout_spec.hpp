@@ -150,13 +150,18 @@ inline LayoutSpec with_source(LayoutSpec dst, const LayoutSpec& src) {
   return dst;
 }
 
-/// Layout<SpecShape, SpecDistribution> of any spec (tile storage). A synth spec is built
+/// The layout types the tools make from specs: tile storage, any distribution
+/// (make_layout), and ScaLAPACK storage, block-cyclic (make_block_cyclic_layout).
+using TileMatrixLayout = Layout<SpecShape, SpecDistribution>;
+using GridMatrixLayout = Layout<SpecShape, BlockCyclic>;
+
+/// The TileMatrixLayout of any spec (tile storage). A synth spec is built
 /// by Algorithm 2 from its source (with_source) on the same tiling.
 /// @throws parse_error naming the spec's argument and the offending piece (one line, not
 /// repeating the whole spec) when a synth spec has no source (or is its own source's
 /// source), a tiling other than the source's, fewer counts than the source has ranks, or
 /// counts that do not sum to the tiles of its mask.
-inline Layout<SpecShape, SpecDistribution> make_layout(const LayoutSpec& s, int comm_size) {
+inline TileMatrixLayout make_layout(const LayoutSpec& s, int comm_size) {
   const SpecShape shape = make_shape(s);
   if (!s.distribution.is<SynthesizedSpec>())
     return {shape, make_distribution(s.distribution, comm_size, tile_counts(shape))};
@@ -203,10 +208,10 @@ inline Layout<SpecShape, SpecDistribution> make_layout(const LayoutSpec& s, int 
 /// the two-level rule on GP x GQ devices), else one packed allocation.
 inline SpecPlacement make_placement(const LayoutSpec& s) { return s.distribution.placement(); }
 
-/// Layout<SpecShape, BlockCyclic> of a bc spec (ScaLAPACK storage needs a GridDistribution).
+/// The GridMatrixLayout of a bc spec (ScaLAPACK storage needs a GridDistribution).
 /// @throws parse_error if the spec is not block-cyclic.
-inline Layout<SpecShape, BlockCyclic> make_block_cyclic_layout(
-    const LayoutSpec& s, std::string_view argument = "layout") {
+inline GridMatrixLayout make_block_cyclic_layout(const LayoutSpec& s,
+                                                 std::string_view argument = "layout") {
   if (!s.distribution.is<BlockCyclicSpec>())
     detail::parse_fail(argument, "a grid (bc) distribution is needed here, got", s.text, s.text);
   return {make_shape(s), make_block_cyclic(s.distribution.as<BlockCyclicSpec>().grid)};
