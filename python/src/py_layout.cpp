@@ -5,6 +5,7 @@
 
 #include <redist/error.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
+#include <redist/scalapack/layout.hpp>
 #include <redist/tile_shape.hpp>
 #include <redist/tools/command_line.hpp>
 #include <redist/tools/layout_options.hpp>
@@ -94,19 +95,10 @@ LocalExtents PyLayout::local(int rank) const {
     e.allocations = storage(rank).allocation_sizes();
     return e;
   }
-  // NUMROC on each axis: the extents of the tile rows (columns) of the rank's grid row
-  // (column).
-  const GridMatrixLayout l = grid_layout();
-  const BlockCyclic& d = l.distribution();
-  if (rank < d.ranks()) {
-    const GridCoord g = d.coord_of(rank);
-    const auto& rows = l.shape().rows();
-    const auto& cols = l.shape().cols();
-    for (index_t m = 0; m < rows.count(); ++m)
-      if (d.grid_row(m) == g.p) e.rows += rows.size(m);
-    for (index_t n = 0; n < cols.count(); ++n)
-      if (d.grid_col(n) == g.q) e.cols += cols.size(n);
-  }
+  // NUMROC on each axis, at the rank's grid coordinate (none outside the grid).
+  const Extents x = scalapack::local_extents(grid_descriptor(0, 1), blacs_grid(), rank);
+  e.rows = x.rows;
+  e.cols = x.cols;
   e.allocations = {e.rows * e.cols};
   return e;
 }
@@ -139,8 +131,11 @@ scalapack::Descriptor PyLayout::descriptor(int rank, index_t ctxt) const {
   if (!scalapack_storage())
     throw redist::invalid_argument("redist: layout: a descriptor needs ScaLAPACK storage, got '" +
                                    text() + "'");
+  return grid_descriptor(ctxt, std::max({lld_, local(rank).rows, index_t{1}}));
+}
+
+scalapack::Descriptor PyLayout::grid_descriptor(index_t ctxt, index_t lld) const {
   const auto& g = spec_.distribution.as<redist::tools::BlockCyclicSpec>().grid;
-  const LocalExtents e = local(rank);
   return {1,
           ctxt,
           spec_.extent.rows,
@@ -149,7 +144,12 @@ scalapack::Descriptor PyLayout::descriptor(int rank, index_t ctxt) const {
           spec_.tile.cols * g.kq,
           first_.p,
           first_.q,
-          std::max({lld_, e.rows, index_t{1}})};
+          lld};
+}
+
+scalapack::Grid PyLayout::blacs_grid() const {
+  const auto& g = spec_.distribution.as<redist::tools::BlockCyclicSpec>().grid;
+  return {g.P, g.Q, order_ == GridOrder::column_major};
 }
 
 bool PyLayout::same_as(const PyLayout& o) const {

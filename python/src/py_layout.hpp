@@ -99,6 +99,10 @@ class PyLayout {
   /// The job size every query uses: comm_size_, else the distribution's own ranks.
   int job_size() const;
   StorageMap storage(int rank) const;
+  /// The block-cyclic spec as a ScaLAPACK descriptor (block = tile x super-tile) and its
+  /// BLACS grid. @pre scalapack_storage()
+  scalapack::Descriptor grid_descriptor(index_t ctxt, index_t lld) const;
+  scalapack::Grid blacs_grid() const;
 
   LayoutSpec spec_;
   int comm_size_ = 0;
