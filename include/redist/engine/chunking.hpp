@@ -125,16 +125,12 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
         }
       }
       for (index_t b = 0; !strict && b < fam.cols.count;) {
-        if (c.chunks.size() == c.begin.back() || c.chunks.back().elements >= limit)
-          c.chunks.push_back(Chunk{m, c.slices.size(), c.slices.size(), offset, 0});
-        Chunk& ch = c.chunks.back();
-        const index_t room = std::max<index_t>(1, (limit - ch.elements + member - 1) / member);
+        if (empty() || c.chunks.back().elements >= limit) open();
+        const index_t room =
+            std::max<index_t>(1, (limit - c.chunks.back().elements + member - 1) / member);
         const index_t n = std::min(room, fam.cols.count - b);
-        c.slices.push_back(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, n,
-                                 offset, n * member});
-        ch.end = c.slices.size();
-        ch.elements += n * member;
-        offset += n * member;
+        add(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, n, offset,
+                  n * member});
         b += n;
       }
     }
@@ -182,9 +178,6 @@ inline Chunkings cut_chunkings(const Plan& plan, index_t chunk_elements,
 
 namespace engine {
 
-/// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
-/// columns outer, then the block's families, rows inner (the buffer order of
-/// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
 /// The column pieces of slice s: its members, or the part of one member it holds.
 inline PieceGroup slice_cols(const Plan& plan, const FamilyList& d, const Slice& s) {
   PieceGroup g = plan.cols(d.families[s.family]).slice(s.col_first, s.col_count);
@@ -198,6 +191,9 @@ inline PieceGroup slice_cols(const Plan& plan, const FamilyList& d, const Slice&
   return g;
 }
 
+/// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
+/// columns outer, then the block's families, rows inner (the buffer order of
+/// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
 template <class F>
 void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& s, F&& f) {
   const BlockFamily& first = d.families[s.family];
