@@ -66,12 +66,6 @@ struct RingSlots {
   std::vector<index_t> offset;          ///< per sent chunk: elements from the ring's start, or -1
   std::vector<index_t> batch_elements;  ///< per batch: the ring's room, at the send part's start
   SlotReuse reuse;                      ///< per sent chunk, for the task graph
-
-  index_t elements() const {
-    index_t e = 0;
-    for (const index_t b : batch_elements) e = std::max(e, b);
-    return e;
-  }
 };
 
 namespace detail {

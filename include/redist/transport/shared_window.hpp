@@ -40,7 +40,7 @@ class SharedWindow {
   const std::shared_ptr<redist::detail::NodeWindow>& window() const { return window_; }
 
   void begin() {
-    next_note_.assign(link_->messages.graph->recv.begin.size(), 0);
+    next_note_.assign(link_->messages.graph->recv.begin.size() - 1, 0);
     if (!link_->ring) return;
     unpacked_.assign(link_->messages.graph->recv.chunks.size(), 0);
     const auto& begin = link_->messages.graph->recv.begin;

@@ -79,8 +79,8 @@ struct EventsArchetype {
 /// A transport: the executor tells it when a batch opens (post_receives, per received
 /// message), when a sent chunk is packed (ship), when a sent message is out (shipped),
 /// when a received chunk and then a whole message are unpacked (unpacked, consumed), and
-/// hands it the completions of the
-/// requests it posted (complete), which it turns into events.
+/// hands it the completions of the requests it posted (complete), which it turns into
+/// events.
 template <class X>
 concept MessageTransport = requires(X& x, std::size_t i, const Completion& e,
                                     detail::EventsArchetype<typename X::value_type>& sink) {
