@@ -1,0 +1,264 @@
+// one_pass_probe: the ceiling of a move's memory traffic on one node, without redist.
+//
+// Two processes (fork, shared anonymous mappings, no MPI) replay case a's pattern
+// (bench/README.md, "One pass over the source"): each holds an M x N column-major source
+// (8000 x 4096 doubles by default); every source column is cut into runs of R rows, the
+// even runs (for process 0; odd for process 1) go to its own target column, the others to
+// the peer's. Each process writes an M x N target: a column's first half from its own
+// source, the second from the peer.
+// Four ways to move it, each timed as the best of --rounds, both processes at once:
+//
+//   memcpy     the floor: each process copies its M x N source with memcpy
+//   staged     what the node window does without rings: the local copies in one pass,
+//              the peer's runs packed into a whole-batch shared buffer in another, then
+//              unpacked from the peer's buffer
+//   ring       the peer's runs through a ring of 4 slots of C columns, unpacked as soon as
+//              a slot is full; the local copies in a pass of their own
+//   one-pass   the same ring, but a slot's columns are copied locally as they are packed:
+//              each source column is read once
+//
+// Usage: one_pass_probe [--rows M] [--cols N] [--run R] [--slot-columns C] [--rounds K]
+//        [--stream 0|1]   (stream: target stores bypass the cache)
+// Prints one line per way: the best seconds of process 0 and its share of the floor; checks
+// every target element of the last round's moves and exits 1 if one is wrong.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace {
+
+struct Options {
+  long rows = 8000, cols = 4096, run = 100, slot_cols = 16, rounds = 6;
+  bool stream = true;
+};
+
+/// n doubles from s to d; with `stream`, whole destination lines bypass the cache.
+void copy(double* d, const double* s, long n, bool stream) {
+#if defined(__SSE2__)
+  if (stream) {
+    long i = 0;
+    for (; i < n && (reinterpret_cast<std::uintptr_t>(d + i) & 63) != 0; ++i) d[i] = s[i];
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; k += 2) _mm_stream_pd(d + i + k, _mm_loadu_pd(s + i + k));
+    for (; i < n; ++i) d[i] = s[i];
+    return;
+  }
+#endif
+  std::memcpy(d, s, static_cast<std::size_t>(n) * sizeof(double));
+}
+
+void fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+template <class T>
+T* shared(std::size_t count) {
+  void* p =
+      mmap(nullptr, count * sizeof(T), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    std::perror("one_pass_probe: mmap");
+    std::exit(1);
+  }
+  return static_cast<T*>(p);
+}
+
+/// A ring's counters, one cache line each: slots filled by the sender, freed by the receiver.
+struct alignas(64) Counter {
+  std::atomic<long> value{0};
+};
+
+struct Shared {
+  Counter filled[2], freed[2], barrier, staged[2];
+};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const long v = std::atol(argv[i + 1]);
+    if (k == "--rows")
+      o.rows = v;
+    else if (k == "--cols")
+      o.cols = v;
+    else if (k == "--run")
+      o.run = v;
+    else if (k == "--slot-columns")
+      o.slot_cols = v;
+    else if (k == "--rounds")
+      o.rounds = v;
+    else if (k == "--stream")
+      o.stream = v != 0;
+    else {
+      std::fprintf(stderr, "one_pass_probe: unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  if (o.rows < 2 * o.run || o.rows % (2 * o.run) != 0 || o.cols % o.slot_cols != 0 || o.run < 1 ||
+      o.slot_cols < 1 || o.rounds < 1) {
+    std::fprintf(stderr,
+                 "one_pass_probe: --rows must be a multiple of 2 x --run, --cols of "
+                 "--slot-columns (rows %ld, run %ld, cols %ld, slot columns %ld)\n",
+                 o.rows, o.run, o.cols, o.slot_cols);
+    return 2;
+  }
+  const long M = o.rows, N = o.cols, half = M / 2, slots = 4, slot = o.slot_cols * half;
+  Shared* sh = new (shared<Shared>(1)) Shared;
+  double* ring = shared<double>(static_cast<std::size_t>(2 * slots * slot));
+  double* staged = shared<double>(static_cast<std::size_t>(2 * half * N));
+  std::memset(ring, 0, sizeof(double) * static_cast<std::size_t>(2 * slots * slot));
+  std::memset(staged, 0, sizeof(double) * static_cast<std::size_t>(2 * half * N));
+  const int me = fork() == 0 ? 1 : 0;
+  std::vector<double> src(static_cast<std::size_t>(M * N)), dst(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<double>(i);
+  long phase = 0;
+  const auto barrier = [&] {
+    phase += 2;
+    sh->barrier.value.fetch_add(1);
+    while (sh->barrier.value.load() < phase) {
+    }
+  };
+  // The runs of source column j: f(row, length, mine).
+  const auto runs = [&](long, auto&& f) {
+    for (long r = 0; r < M; r += o.run) f(r, o.run, (r / o.run) % 2 == me);
+  };
+  const auto local_column = [&](long j) {
+    long k = 0;
+    runs(j, [&](long r, long n, bool mine) {
+      if (mine) copy(&dst[j * M + k], &src[j * M + r], n, o.stream), k += n;
+    });
+  };
+  const auto pack_column = [&](long j, double* out) {
+    long k = 0;
+    runs(j, [&](long r, long n, bool mine) {
+      if (!mine) std::memcpy(out + k, &src[j * M + r], sizeof(double) * n), k += n;
+    });
+  };
+  const auto both_column = [&](long j, double* out) {
+    long k = 0, l = 0;
+    runs(j, [&](long r, long n, bool mine) {
+      if (mine)
+        copy(&dst[j * M + l], &src[j * M + r], n, o.stream), l += n;
+      else
+        std::memcpy(out + k, &src[j * M + r], sizeof(double) * n), k += n;
+    });
+  };
+  // The ring: slot s of process p at ring + (p * slots + s) * slot.
+  const auto through_ring = [&](bool one_pass) {
+    Counter& filled = sh->filled[me];
+    Counter& freed = sh->freed[1 - me];  // the peer frees our slots
+    Counter& in = sh->filled[1 - me];
+    Counter& out_freed = sh->freed[me];
+    const long chunks = N / o.slot_cols;
+    long sent = 0, got = 0;
+    while (sent < chunks || got < chunks) {
+      if (sent < chunks && sent - freed.value.load(std::memory_order_acquire) < slots) {
+        double* s = ring + (me * slots + sent % slots) * slot;
+        for (long j = sent * o.slot_cols; j < (sent + 1) * o.slot_cols; ++j) {
+          double* out = s + (j - sent * o.slot_cols) * half;
+          if (one_pass)
+            both_column(j, out);
+          else
+            pack_column(j, out);
+        }
+        filled.value.store(++sent, std::memory_order_release);
+      }
+      if (got < chunks && in.value.load(std::memory_order_acquire) > got) {
+        const double* s = ring + ((1 - me) * slots + got % slots) * slot;
+        for (long j = got * o.slot_cols; j < (got + 1) * o.slot_cols; ++j)
+          copy(&dst[j * M + half], s + (j - got * o.slot_cols) * half, half, o.stream);
+        fence();
+        out_freed.value.store(++got, std::memory_order_release);
+      }
+    }
+  };
+  // A way's target, checked: both sources hold the same values (element i is i),
+  // and the peer sends the runs of this process's parity, so both halves of column j hold
+  // this process's runs of column j.
+  const auto wrong_elements = [&] {
+    long wrong = 0;
+    for (long j = 0; j < N; ++j) {
+      long k = 0;
+      runs(j, [&](long r, long n, bool mine) {
+        if (!mine) return;
+        for (long i = 0; i < n; ++i)
+          for (const long at : {k + i, half + k + i})
+            wrong += dst[j * M + at] != src[j * M + r + i];
+        k += n;
+      });
+    }
+    return wrong;
+  };
+  const char* names[] = {"memcpy", "staged", "ring", "one-pass"};
+  std::vector<double> best(4, 1e30);
+  long wrong = 0;  // target elements of the last round that are wrong
+  for (long round = 0; round < o.rounds; ++round)
+    for (int way = 0; way < 4; ++way) {
+      sh->filled[me].value.store(0);
+      sh->freed[me].value.store(0);
+      sh->staged[me].value.store(0);
+      barrier();
+      const double t0 = now();
+      if (way == 0) {
+        std::memcpy(dst.data(), src.data(), sizeof(double) * src.size());
+      } else if (way == 1) {
+        for (long j = 0; j < N; ++j) local_column(j);
+        double* mine = staged + me * half * N;
+        for (long j = 0; j < N; ++j) pack_column(j, mine + j * half);
+        sh->staged[me].value.store(1, std::memory_order_release);
+        while (sh->staged[1 - me].value.load(std::memory_order_acquire) == 0) {
+        }
+        const double* theirs = staged + (1 - me) * half * N;
+        for (long j = 0; j < N; ++j) copy(&dst[j * M + half], theirs + j * half, half, o.stream);
+      } else {
+        if (way == 2)
+          for (long j = 0; j < N; ++j) local_column(j);
+        through_ring(way == 3);
+      }
+      fence();
+      best[static_cast<std::size_t>(way)] =
+          std::min(best[static_cast<std::size_t>(way)], now() - t0);
+      barrier();
+      if (round == o.rounds - 1 && way > 0) wrong += wrong_elements();
+      std::fill(dst.begin(), dst.end(), -1.0);
+    }
+  if (wrong > 0) {
+    std::fprintf(stderr, "one_pass_probe: process %d: %ld target elements wrong\n", me, wrong);
+    return 1;
+  }
+  if (me == 0) {
+    int status = 0;
+    wait(&status);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
+    std::printf(
+        "one_pass_probe: %ld x %ld doubles a process, runs of %ld, slots of %ld columns "
+        "(%ld KiB), stream %d, best of %ld\n",
+        M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.rounds);
+    for (int way = 0; way < 4; ++way)
+      std::printf("  %-9s %.4f s  %3.0f %% of the floor\n", names[way], best[way],
+                  100.0 * best[0] / best[way]);
+  }
+  return 0;
+}
