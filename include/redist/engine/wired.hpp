@@ -244,7 +244,8 @@ class Wired {
   /// The transports' windows, once the graph they size their notes by is built.
   void attach_transports(transport::TransportChoice<T>& choice) {
     if (choice.window)
-      transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part));
+      transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part),
+                                       std::move(choice.ring_signals));
     transports_.direct.attach(std::move(choice.direct_windows), std::move(choice.imports));
     cross_memory_refused_ = choice.cross_memory_refused;
   }

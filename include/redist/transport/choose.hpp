@@ -248,7 +248,7 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
 /// messages in `rings` where it has slots (transport/ring_slots.hpp), and allocates them:
 /// in this rank's part of a new node window when `node_transports` (collective over comm;
 /// peers read its send part and rings), else privately. Fills choice.window and
-/// choice.peer_part when the node has other ranks.
+/// choice.peer_part when the node has other ranks, and with rings choice.ring_signals.
 template <class T, class MemorySpace>
 void lay_out_buffers(const boost::mpi::communicator& comm, const Plan& plan, bool node_transports,
                      TransportChoice<T>& choice, MessageBuffers<T, MemorySpace>& buffers,
@@ -267,6 +267,8 @@ void lay_out_buffers(const boost::mpi::communicator& comm, const Plan& plan, boo
           buffers.elements(), static_cast<index_t>(sizeof(T)), "window bytes")),
       redist::detail::NodeWindow::Fill::fault);
   buffers.allocate(window);
+  // Collective: before a rank alone on its node leaves.
+  if (rings.slots > 0) choice.ring_signals = RingSignals::create(comm, rings.slots);
   if (window->node_size() < 2) return;
   choice.peer_part.assign(static_cast<std::size_t>(comm.size()), nullptr);
   const std::vector<int> window_rank = window->node_ranks(comm);

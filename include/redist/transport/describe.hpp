@@ -33,6 +33,7 @@
 #include <redist/node_shared.hpp>
 #include <redist/plan.hpp>
 #include <redist/transport/device_ipc.hpp>
+#include <redist/transport/ring_signals.hpp>
 #include <redist/transport/transport.hpp>
 
 namespace redist::transport {
@@ -45,6 +46,8 @@ struct TransportChoice {
   std::vector<Transport> send, recv;                   ///< per message
   std::shared_ptr<redist::detail::NodeWindow> window;  ///< the send parts; null: none
   std::vector<const T*> peer_part;  ///< each rank's send part in the window; null off node
+  /// With rings, their counters (transport/ring_signals.hpp); null: none.
+  std::shared_ptr<RingSignals> ring_signals;
   std::vector<std::shared_ptr<redist::detail::NodeWindow>> direct_windows;
   /// Per received message read in place: the sender's segments, in binding order (for
   /// cross-memory, addresses in the sender's address space).

@@ -137,6 +137,31 @@ class RequestPool {
 
   /// Seconds a blocking wait may go without any request completing; <= 0: forever.
   void set_progress_timeout(double seconds) { timeout_ = seconds; }
+  /// Whether the progress timeout has passed since `since`.
+  bool timed_out(std::chrono::steady_clock::time_point since) const {
+    return timeout_ > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() >
+               timeout_;
+  }
+  /// Throws the progress timeout's error for `what`, naming every peer still owed bytes
+  /// by a request and, after them, `more` (what else is outstanding: ", rank 3 (...)").
+  [[noreturn]] void stalled(const char* what, const std::string& more) const {
+    std::map<int, std::pair<index_t, index_t>> owed;  // peer -> (to receive, to send)
+    for (const Received& r : receives_.tags()) owed[r.pending.peer].first += r.pending.bytes;
+    for (const Pending& p : sends_.tags()) owed[p.peer].second += p.bytes;
+    std::ostringstream os;
+    os << "redist: " << what << " made no progress for " << timeout_
+       << " s (ExecutionOptions::progress_timeout_seconds, REDIST_PROGRESS_TIMEOUT); "
+          "outstanding:";
+    const char* sep = " ";
+    for (const auto& [peer, bytes] : owed) {
+      os << sep << "rank " << peer << " (" << bytes.first << " bytes to receive, " << bytes.second
+         << " to send)";
+      sep = ", ";
+    }
+    if (!more.empty()) os << (owed.empty() ? " " : ", ") << more;
+    throw progress_timeout_error(os.str());
+  }
 
   /// A completed request, if any, without blocking.
   std::optional<Completion> test() {
@@ -195,26 +220,7 @@ class RequestPool {
     Pending pending;
   };
 
-  bool timed_out(Clock::time_point since) const {
-    return timeout_ > 0 && std::chrono::duration<double>(Clock::now() - since).count() > timeout_;
-  }
-  /// Throws the error naming every peer still owed bytes (receives and sends).
-  [[noreturn]] void stalled(const char* what) const {
-    std::map<int, std::pair<index_t, index_t>> owed;  // peer -> (to receive, to send)
-    for (const Received& r : receives_.tags()) owed[r.pending.peer].first += r.pending.bytes;
-    for (const Pending& p : sends_.tags()) owed[p.peer].second += p.bytes;
-    std::ostringstream os;
-    os << "redist: " << what << " made no progress for " << timeout_
-       << " s (ExecutionOptions::progress_timeout_seconds, REDIST_PROGRESS_TIMEOUT); "
-          "outstanding:";
-    const char* sep = " ";
-    for (const auto& [peer, bytes] : owed) {
-      os << sep << "rank " << peer << " (" << bytes.first << " bytes to receive, " << bytes.second
-         << " to send)";
-      sep = ", ";
-    }
-    throw progress_timeout_error(os.str());
-  }
+  [[noreturn]] void stalled(const char* what) const { stalled(what, std::string()); }
 
   RequestSet<Received> receives_;
   std::deque<Completion> completed_;  ///< taken from MPI, not yet handed to the executor
