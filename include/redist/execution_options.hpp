@@ -164,10 +164,10 @@ struct ExecutionOptions {
 
   /// Slots of each ring between two ranks of one node (transport/ring_slots.hpp): the
   /// sender packs chunk k into slot k mod ring_slots, the receiver unpacks and frees it.
-  /// -1: 4. 0 (the default): no ring, a batch's messages lie whole in the node window;
-  /// the rings are opt-in until they beat it on every case (bench/README.md, "The node
-  /// window's rings").
-  index_t ring_slots = 0;
+  /// -1 (the default): 4. 0: no ring, a batch's messages lie whole in the node window
+  /// (bench/README.md, "The node window's rings": the rings with their counters in shared
+  /// memory were faster on most cases and keep a rank's buffers at a few MiB).
+  index_t ring_slots = -1;
   /// Bytes of a ring slot, and so the largest chunk of a message through the node window.
   /// 0 (automatic): from the caches (detail/cpu_caches.hpp), so that every ring of the
   /// node in use fits half the shared cache. Agreed as the smallest over the ranks.

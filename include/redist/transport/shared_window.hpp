@@ -183,11 +183,11 @@ class SharedWindow {
   }
 
  private:
-  /// Note receives outstanding per message. Every outstanding receive costs each poll a
-  /// test (one MPI_Testsome scans them all): a message of thousands of ring chunks posted
-  /// whole made each chunk cost tens of microseconds. A sender has at most its ring's
-  /// slots of a message in flight; notes beyond wait in MPI's unexpected queue.
-  static constexpr std::size_t notes_ahead = 2 * default_ring_slots;
+  /// Note receives outstanding per message, without rings. Every outstanding receive
+  /// costs each poll a test (one MPI_Testsome scans them all): a message of thousands of
+  /// chunks posted whole made each chunk cost tens of microseconds. Notes beyond wait in
+  /// MPI's unexpected queue.
+  static constexpr std::size_t notes_ahead = 8;
 
   /// Posts the receive of message m's next note, if any is left.
   void post_next_note(std::size_t m) {
