@@ -7,10 +7,10 @@
 //                        rank of the median of --repeat rounds), times s = max(1, ranks of
 //                        the node / cores): the rate of a rank while it runs
 //   copy_run_s           c_run: runs of 64 B .. 32 KiB copied with gaps (source stride 4x
-//                        the run) while every rank copies; the median over the runs of
-//                        1 KiB or less of (time per run - run / memcpy_bytes_per_s), / s;
-//                        the curve (seconds per run of each length) goes to the JSON as
-//                        "strided_copies"
+//                        the run) while every rank copies, each round paired with a memcpy
+//                        of the same bytes; the median over the runs of 1 KiB or less of
+//                        the median (strided - memcpy) time a run, / s; the curve (seconds
+//                        per run of each length) goes to the JSON as "strided_copies"
 //   shm_latency_s        half a round trip of an 8-byte message between rank 0 and a rank
 //                        of its node (the best of --repeat rounds)
 //   shm_bytes_per_s      a message of --message-bytes (32 MiB: larger than the caches, as a
@@ -137,20 +137,32 @@ double memcpy_bandwidth(const boost::mpi::communicator& comm, const Options& o) 
   return static_cast<double>(o.bytes) / t;
 }
 
-/// Runs of `run` bytes copied from a source whose runs lie 4 runs apart (gaps, as a piece
-/// of a taller tile) into a contiguous target, o.bytes / 4 bytes in all, every rank at
-/// once: the seconds per run of the median round.
-double strided_run_seconds(const boost::mpi::communicator& comm, const Options& o, index_t run) {
+/// Seconds per run, and beyond its bytes at memcpy's rate, of runs of `run` bytes copied
+/// from a source whose runs lie 4 runs apart (gaps, as a piece of a taller tile) into a
+/// contiguous target, o.bytes / 4 bytes in all, every rank at once. Each round is paired
+/// with one memcpy of the same bytes right after it, so that the excess is measured against
+/// the memory bandwidth of that moment (a shared machine's moves by 2-3x within minutes):
+/// the medians over the rounds of the slowest rank's time a run, and of (strided - memcpy)
+/// a run.
+std::pair<double, double> strided_run_seconds(const boost::mpi::communicator& comm,
+                                              const Options& o, index_t run) {
   const index_t bytes = std::max(run, o.bytes / 4 / run * run), runs = bytes / run;
   std::vector<char> src(static_cast<std::size_t>(4 * bytes), 1),
       dst(static_cast<std::size_t>(bytes));
   std::memset(dst.data(), 0, dst.size());  // pages present
   const auto n = static_cast<std::size_t>(run);
-  const double t = median_round(comm, o.repeat, [&](int) {
-    for (std::size_t k = 0; k < static_cast<std::size_t>(runs); ++k)
-      std::memcpy(dst.data() + k * n, src.data() + 4 * k * n, n);
-  });
-  return t / static_cast<double>(runs);
+  std::vector<double> per_run, excess;
+  for (int k = 0; k < o.repeat; ++k) {
+    const double strided = median_round(comm, 1, [&](int) {
+      for (std::size_t r = 0; r < static_cast<std::size_t>(runs); ++r)
+        std::memcpy(dst.data() + r * n, src.data() + 4 * r * n, n);
+    });
+    const double whole =
+        median_round(comm, 1, [&](int) { std::memcpy(dst.data(), src.data(), dst.size()); });
+    per_run.push_back(strided / static_cast<double>(runs));
+    excess.push_back((strided - whole) / static_cast<double>(runs));
+  }
+  return {median(per_run), median(excess)};
 }
 
 /// Pairs of ranks of each node (in rank order; an odd one out idles) exchange `bytes`
@@ -251,9 +263,9 @@ int main(int argc, char** argv) {
   std::vector<std::pair<index_t, double>> curve;  // run bytes, seconds per run
   std::vector<double> excess;                     // of the short runs, where a cost per run shows
   for (index_t run = 64; run <= 32768; run *= 2) {
-    const double t = strided_run_seconds(world, o, run);
+    const auto [t, beyond] = strided_run_seconds(world, o, run);
     curve.emplace_back(run, t);
-    if (run <= short_run_bytes) excess.push_back(t - static_cast<double>(run) / memcpy_seen);
+    if (run <= short_run_bytes) excess.push_back(beyond);
   }
   m.copy_run_s = std::max(0.0, median(excess)) / share;
   const int trips = 200;

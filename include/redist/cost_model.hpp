@@ -236,6 +236,9 @@ inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank
 struct RankTime {
   int rank = 0;
   double link = 0, shm = 0, latency = 0, pack = 0, unpack = 0, local = 0;
+  /// Of pack + unpack + local, what their runs cost (s x runs x c_run): a part of them, not
+  /// a term of its own.
+  double runs = 0;
   double total() const { return link + shm + latency + pack + unpack + local; }
 };
 
@@ -326,6 +329,8 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
     t.pack = copy(l.sent, l.runs_sent);
     t.unpack = copy(l.received, l.runs_received);
     t.local = copy(l.local, l.runs_local);
+    t.runs =
+        share * static_cast<double>(l.runs_sent + l.runs_received + l.runs_local) * m.copy_run_s;
     if (p.critical_rank < 0 || t.total() > p.seconds ||
         (t.total() == p.seconds && t.rank < p.critical_rank)) {
       p.seconds = t.total();

@@ -301,6 +301,8 @@ TEST_CASE("predict: a cost per run, and ranks sharing cores (the header's exampl
   CHECK(p.critical.pack == doctest::Approx(2e-3 + 1e-3));
   CHECK(p.seconds == doctest::Approx(10e-6 + 8e-3 + 3e-3));
   CHECK(p.ranks[1].unpack == doctest::Approx(2e-3 + 100e-9));
+  CHECK(p.critical.runs == doctest::Approx(1e-3));  // a part of pack, not a term
+  CHECK(p.critical.total() == doctest::Approx(p.seconds));
   // Cores: 4 ranks of one node each copy 8 MB locally in 1000 runs (2 ms + 0.1 ms).
   std::vector<RankLoad> node;
   for (int r = 0; r < 4; ++r) {
