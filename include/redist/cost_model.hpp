@@ -143,7 +143,9 @@ struct CopyRuns {
 /// column of its source (target) tile when no other piece of the plan starts elsewhere in
 /// that tile: every piece of a rank's own source (target) tile rows is in its plan, so
 /// this is exact for the side a copy walks, but for a region that clips a tile (its
-/// pieces count as whole). O(row pieces + families) time, O(row pieces) memory.
+/// pieces count as whole) and for a move of several parts (plan/plan_parts.hpp), whose
+/// parts' tiles of one index count as one tile. O(row pieces + families) time, O(row
+/// pieces) memory.
 /// @post a family of r row members and c column members of w columns each adds r x c
 /// runs where its rows are whole on the walked side(s), r x c x w where they are not.
 /// Example: 8 x 8 matrix, 4 x 4 source tiles, 2 x 2 target tiles, one rank: every row piece
