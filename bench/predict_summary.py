@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Predicted against measured over several passes of bench/predict_validate.sh (issue 45,
-point 4): one row per case, ranks and transport; per pass predicted / measured median (each
-pass a median of 5 runs after its own calibration), the median ratio over the passes, and
-whether it lies within +-20 %.
+point 4): one row per case, ranks and transport; per pass the measured median (5 runs after
+the case's own calibration), predicted / measured, and, where the pass calibrated again after
+the case (OUT_DIR/after/), how far the memcpy rate moved meanwhile (after / before); then the
+median ratio over the passes, the same over the passes where the machine held still (memcpy
+within 15 % after as before), and whether the median lies within +-20 %.
 
     python3 bench/predict_summary.py DIR [DIR...]     # each DIR an OUT_DIR of the script
 """
@@ -11,6 +13,18 @@ import json
 import os
 import statistics
 import sys
+
+HELD = 0.15
+
+
+def drift(d, np, case):
+    """after / before memcpy rate of a case's calibrations, or None without an after."""
+    after = os.path.join(d, "after", "machine-%d-%s.json" % (np, case))
+    before = os.path.join(d, "machine-%d-%s.json" % (np, case))
+    if not (os.path.exists(after) and os.path.exists(before)):
+        return None
+    return (json.load(open(after))["memcpy_bytes_per_s"] /
+            json.load(open(before))["memcpy_bytes_per_s"])
 
 
 def rows(dirs):
@@ -21,25 +35,34 @@ def rows(dirs):
             j = json.load(open(f))
             if j.get("predicted_s") is None:
                 continue
-            t = j["time_s"]["median"]
-            table.setdefault((int(np), transport, case), {})[k] = (t, j["predicted_s"])
+            table.setdefault((int(np), transport, case), {})[k] = (
+                j["time_s"]["median"], j["predicted_s"], drift(d, int(np), case))
     return table
 
 
 def main():
     dirs = sys.argv[1:]
     table = rows(dirs)
-    print("| case | ranks | transport | " + " | ".join("pass %d: measured s, predicted / measured" % (k + 1)
-                                                      for k in range(len(dirs)))
-          + " | median ratio | within +-20 % |")
-    print("|---" * (5 + len(dirs)) + "|")
+    print("| case | ranks | transport | "
+          + " | ".join("pass %d: measured s, predicted / measured (memcpy after / before)" % (k + 1)
+                       for k in range(len(dirs)))
+          + " | median ratio | median where the machine held | within +-20 % |")
+    print("|---" * (6 + len(dirs)) + "|")
     for (np, transport, case), passes in sorted(table.items()):
-        ratios = [p / t for t, p in passes.values()]
-        cells = ["%.4f, %.2f" % (passes[k][0], passes[k][1] / passes[k][0]) if k in passes else ""
-                 for k in range(len(dirs))]
+        cells, ratios, held = [], [], []
+        for k in range(len(dirs)):
+            if k not in passes:
+                cells.append("")
+                continue
+            t, p, moved = passes[k]
+            ratios.append(p / t)
+            if moved is not None and abs(moved - 1) <= HELD:
+                held.append(p / t)
+            cells.append("%.4f, %.2f%s" % (t, p / t, "" if moved is None else " (%.2f)" % moved))
         r = statistics.median(ratios)
-        print("| %s | %d | %s | %s | %.2f | %s |" % (case, np, transport, " | ".join(cells), r,
-                                                    "yes" if 0.8 <= r <= 1.2 else "no"))
+        h = "%.2f (%d)" % (statistics.median(held), len(held)) if held else ""
+        print("| %s | %d | %s | %s | %.2f | %s | %s |" % (case, np, transport, " | ".join(cells), r,
+                                                         h, "yes" if 0.8 <= r <= 1.2 else "no"))
 
 
 if __name__ == "__main__":

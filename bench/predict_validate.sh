@@ -4,8 +4,9 @@
 # by 2-3x within minutes), with redist-run --machine, through the node window (pack and
 # unpack: the machine's shm bandwidth set to 0, no transfer term) and point to point (pack, MPI,
 # unpack: the measured shm bandwidth); prints a Markdown table whose ratio is predicted over
-# the median of 5 runs (issue 45), and the load average before and after. Run it alone on
-# the machine:
+# the median of 5 runs (issue 45), and the load average before and after. Each case is
+# calibrated again after it (OUT_DIR/after/), so that bench/predict_summary.py can tell the
+# rows where the machine held still from those where it moved. Run it alone on the machine:
 #
 #   flock /work/bench.lock bench/predict_validate.sh BUILD_DIR NP [OUT_DIR]
 set -euo pipefail
@@ -17,6 +18,7 @@ flags=(--allow-run-as-root --oversubscribe)
 export OMP_NUM_THREADS=1
 calibrate() {  # calibrate NAME: $out/machine-$np-NAME.json and its -window twin
   local m=$out/machine-$np-$1.json
+  [[ $1 == *-after ]] && m=$out/after/machine-$np-${1%-after}.json && mkdir -p "$out/after"
   mpirun "${flags[@]}" -np "$np" "$build/apps/redist-calibrate" --json "$m" >&2
   # The node window copies nothing but pack and unpack: no shm transfer term.
   python3 - "$m" "${m%.json}-window.json" <<'PY'
@@ -63,5 +65,6 @@ print("| %s | %s | %s | %.4f / %.4f | %.4f | %.2f | %d: %s; runs %.4f | %.1f, %.
     m["memcpy_bytes_per_s"] * 1e-9, m.get("copy_run_s", 0) * 1e9, m["shm_bytes_per_s"] * 1e-9))
 PY
   done
+  calibrate "$name-after"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
