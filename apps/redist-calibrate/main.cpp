@@ -2,13 +2,23 @@
 // and nodes of the job it runs in, and writes it as JSON for redist-run --machine and
 // redist-plan --machine (docs/cost-model.md, "Calibration"):
 //
+//   cores_per_node       the cores of rank 0's node (online processors), or --cores
 //   memcpy_bytes_per_s   memcpy of --bytes by one rank while every rank copies (the slowest
-//                        rank of the best of --repeat rounds)
+//                        rank of the median of --repeat rounds), times s = max(1, ranks of
+//                        the node / cores): the rate of a rank while it runs
+//   copy_run_s           c_run: runs of 64 B .. 32 KiB copied with gaps (source stride 4x
+//                        the run) while every rank copies, each round paired with a memcpy
+//                        of the same bytes; the median over the runs of 1 KiB or less of
+//                        the median (strided - memcpy) time a run, / s; the curve (seconds
+//                        per run of each length) goes to the JSON as "strided_copies"
 //   shm_latency_s        half a round trip of an 8-byte message between rank 0 and a rank
-//   shm_bytes_per_s      of its node, and a message of --message-bytes over half its round
-//                        trip (MPI over shared memory)
-//   link_latency_s       the same between rank 0 and the first rank of another node (0 when
-//   link_bytes_per_s     the job spans one node)
+//                        of its node (the best of --repeat rounds)
+//   shm_bytes_per_s      a message of --message-bytes (32 MiB: larger than the caches, as a
+//                        move's messages are) each way between pairs of ranks of each node,
+//                        every pair at once (MPI over shared memory, competing for memory
+//                        as in a move), over the median round's time, times s
+//   link_latency_s       half a round trip of 8 bytes and of --message-bytes between rank 0
+//   link_bytes_per_s     and the first rank of another node (0 when the job spans one node)
 //
 //   mpirun -np 4 redist-calibrate --json machine.json
 //
@@ -19,6 +29,8 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
@@ -40,15 +52,19 @@ using redist::index_t;
 constexpr OptionInfo option_table[] = {
     {"--bytes", "", "N", "268435456",
      "bytes each rank copies per memcpy round, >= 4096 (larger than the caches)"},
-    {"--message-bytes", "", "N", "4194304", "bytes of the ping-pong's bandwidth message, >= 1"},
-    {"--repeat", "", "N", "5", "rounds of each measurement (the best is kept), >= 1"},
+    {"--message-bytes", "", "N", "33554432",
+     "bytes of the exchange's and ping-pong's bandwidth message, >= 1"},
+    {"--repeat", "", "N", "5",
+     "rounds of each measurement (the median is kept; the best for latencies), >= 1"},
+    {"--cores", "", "N", "node's", "cores of a node (default: online processors of rank 0's)"},
     {"--json", "", "FILE", "none", "write the machine as JSON (rank 0)"},
     {"--help", "-h", "", "", "print this help and exit 0"},
 };
 
 constexpr const char* help_intro =
-    R"(redist-calibrate: measure memcpy with every rank copying, and ping-pong latency and
-bandwidth within a node and between nodes, for redist-run --machine and redist-plan
+    R"(redist-calibrate: measure memcpy and strided copies of short runs with every rank
+copying, the cores a node's ranks share, pairs of ranks exchanging within a node, and
+ping-pong latency and bandwidth between nodes, for redist-run --machine and redist-plan
 --machine (the cost model's Machine, docs/cost-model.md).
 
 Usage: mpirun -np N redist-calibrate [OPTION]...
@@ -57,9 +73,10 @@ Options:
 )";
 
 struct Options {
-  index_t bytes = index_t{256} << 20;  // 64 MiB measured 1.8x faster here: caches
-  index_t message_bytes = index_t{4} << 20;
+  index_t bytes = index_t{256} << 20;         // 64 MiB measured 1.8x faster here: caches
+  index_t message_bytes = index_t{32} << 20;  // 4 MiB measured 2-4x faster here: caches
   int repeat = 5;
+  index_t cores = 0;  // 0: the node's online processors
   std::string json;
 };
 
@@ -73,6 +90,8 @@ Options parse(int argc, char** argv) {
       o.message_bytes = std::min<index_t>(parse_count(a, v, 1), INT32_MAX);
     else if (a == "--repeat")
       o.repeat = static_cast<int>(std::min<index_t>(parse_count(a, v, 1), 1 << 20));
+    else if (a == "--cores")
+      o.cores = std::min<index_t>(parse_count(a, v, 1), 1 << 24);
     else if (a == "--json") {
       if (const std::string why = why_unwritable(v); !why.empty())
         throw UsageError{a, "cannot write '" + v + "': " + why};
@@ -82,20 +101,98 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+/// Runs up to this long give c_run: longer ones cost their bytes, at whatever rate
+/// (docs/cost-model.md, "Runs").
+constexpr index_t short_run_bytes = 1024;
+
+/// The median of `v` (the upper of the middle two). @pre v not empty.
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+/// The slowest rank's time of f() for each of `rounds` rounds, every rank at once; their
+/// median.
+template <class F>
+double median_round(const boost::mpi::communicator& comm, int rounds, F&& f) {
+  std::vector<double> times;
+  for (int k = 0; k < rounds; ++k) {
+    comm.barrier();
+    const double t0 = MPI_Wtime();
+    f(k);
+    const double t = MPI_Wtime() - t0;
+    times.push_back(boost::mpi::all_reduce(comm, t, boost::mpi::maximum<double>()));
+  }
+  return median(times);
+}
+
 /// memcpy bandwidth of one rank while every rank copies: the slowest rank's time of the
-/// best round.
+/// median round.
 double memcpy_bandwidth(const boost::mpi::communicator& comm, const Options& o) {
   std::vector<char> a(static_cast<std::size_t>(o.bytes), 1), b(static_cast<std::size_t>(o.bytes));
   std::memcpy(b.data(), a.data(), a.size());  // pages present
-  double best = 1e300;
-  for (int k = 0; k < o.repeat; ++k) {
-    comm.barrier();
-    const double t0 = MPI_Wtime();
+  const double t = median_round(comm, o.repeat, [&](int k) {
     std::memcpy(k % 2 ? a.data() : b.data(), k % 2 ? b.data() : a.data(), a.size());
-    const double t = MPI_Wtime() - t0;
-    best = std::min(best, boost::mpi::all_reduce(comm, t, boost::mpi::maximum<double>()));
+  });
+  return static_cast<double>(o.bytes) / t;
+}
+
+/// Seconds per run, and beyond its bytes at memcpy's rate, of runs of `run` bytes copied
+/// from a source whose runs lie 4 runs apart (gaps, as a piece of a taller tile) into a
+/// contiguous target, o.bytes / 4 bytes in all, every rank at once. Each round is paired
+/// with one memcpy of the same bytes right after it, so that the excess is measured against
+/// the memory bandwidth of that moment (a shared machine's moves by 2-3x within minutes):
+/// the medians over the rounds of the slowest rank's time a run, and of (strided - memcpy)
+/// a run.
+std::pair<double, double> strided_run_seconds(const boost::mpi::communicator& comm,
+                                              const Options& o, index_t run) {
+  const index_t bytes = std::max(run, o.bytes / 4 / run * run), runs = bytes / run;
+  std::vector<char> src(static_cast<std::size_t>(4 * bytes), 1),
+      dst(static_cast<std::size_t>(bytes));
+  std::memset(dst.data(), 0, dst.size());  // pages present
+  const auto n = static_cast<std::size_t>(run);
+  std::vector<double> per_run, excess;
+  for (int k = 0; k < o.repeat; ++k) {
+    const double strided = median_round(comm, 1, [&](int) {
+      for (std::size_t r = 0; r < static_cast<std::size_t>(runs); ++r)
+        std::memcpy(dst.data() + r * n, src.data() + 4 * r * n, n);
+    });
+    const double whole =
+        median_round(comm, 1, [&](int) { std::memcpy(dst.data(), src.data(), dst.size()); });
+    per_run.push_back(strided / static_cast<double>(runs));
+    excess.push_back((strided - whole) / static_cast<double>(runs));
   }
-  return static_cast<double>(o.bytes) / best;
+  return {median(per_run), median(excess)};
+}
+
+/// Pairs of ranks of each node (in rank order; an odd one out idles) exchange `bytes`
+/// each way with MPI_Sendrecv, `trips` times a round, every pair at once: the seconds of
+/// one exchange in the median round (0 when no node has two ranks).
+double exchange_seconds(const boost::mpi::communicator& comm, const redist::NodeMap& nodes,
+                        index_t bytes, int rounds, int trips) {
+  const int me = comm.rank();
+  int partner = -1, before = 0;  // my partner, and the ranks of my node before me
+  std::vector<int> mates;
+  for (int r = 0; r < comm.size(); ++r)
+    if (nodes.node_of_rank[static_cast<std::size_t>(r)] ==
+        nodes.node_of_rank[static_cast<std::size_t>(me)])
+      mates.push_back(r);
+  before = static_cast<int>(std::find(mates.begin(), mates.end(), me) - mates.begin());
+  const std::size_t mate = static_cast<std::size_t>(before ^ 1);
+  if (mate < mates.size()) partner = mates[mate];
+  const int pairs = boost::mpi::all_reduce(comm, partner >= 0 ? 1 : 0, std::plus<int>());
+  if (pairs == 0) return 0;
+  std::vector<char> out(static_cast<std::size_t>(bytes), 3), in(static_cast<std::size_t>(bytes));
+  const MPI_Comm c = comm;
+  const int n = static_cast<int>(bytes);
+  const auto round = [&](int) {
+    if (partner < 0) return;
+    for (int j = 0; j < trips; ++j)
+      MPI_Sendrecv(out.data(), n, MPI_BYTE, partner, 9, in.data(), n, MPI_BYTE, partner, 9, c,
+                   MPI_STATUS_IGNORE);
+  };
+  round(0);  // warm-up
+  return median_round(comm, rounds, round) / trips;
 }
 
 /// Half the round trip of `bytes` between rank 0 and rank `peer` (0: none), the best of
@@ -153,22 +250,47 @@ int main(int argc, char** argv) {
     else
       other = r;
   }
+  const int node_ranks = static_cast<int>(
+      std::count(nodes.node_of_rank.begin(), nodes.node_of_rank.end(), nodes.node_of_rank[0]));
   redist::Machine m;
-  m.memcpy_bytes_per_s = memcpy_bandwidth(world, o);
+  m.cores_per_node = static_cast<double>(o.cores > 0 ? o.cores : sysconf(_SC_NPROCESSORS_ONLN));
+  m.cores_per_node = boost::mpi::all_reduce(world, m.cores_per_node,  // rank 0's, everywhere
+                                            boost::mpi::maximum<double>());
+  // s of cost_model.hpp: what the measurements below took longer for ranks sharing cores.
+  const double share = redist::core_sharing(m, node_ranks);
+  const double memcpy_seen = memcpy_bandwidth(world, o);
+  m.memcpy_bytes_per_s = memcpy_seen * share;
+  std::vector<std::pair<index_t, double>> curve;  // run bytes, seconds per run
+  std::vector<double> excess;                     // of the short runs, where a cost per run shows
+  for (index_t run = 64; run <= 32768; run *= 2) {
+    const auto [t, beyond] = strided_run_seconds(world, o, run);
+    curve.emplace_back(run, t);
+    if (run <= short_run_bytes) excess.push_back(beyond);
+  }
+  m.copy_run_s = std::max(0.0, median(excess)) / share;
   const int trips = 200;
   m.shm_latency_s = ping_pong(world, same, 8, o.repeat, trips);
-  const double shm_t = ping_pong(world, same, o.message_bytes, o.repeat, 10);
+  const double shm_t = exchange_seconds(world, nodes, o.message_bytes, o.repeat, 10);
   m.link_latency_s = ping_pong(world, other, 8, o.repeat, trips);
   const double link_t = ping_pong(world, other, o.message_bytes, o.repeat, 10);
   if (world.rank() != 0) return 0;
-  m.shm_bytes_per_s = shm_t > 0 ? static_cast<double>(o.message_bytes) / shm_t : 0;
+  m.shm_bytes_per_s = shm_t > 0 ? static_cast<double>(o.message_bytes) / shm_t * share : 0;
   m.link_bytes_per_s = link_t > 0 ? static_cast<double>(o.message_bytes) / link_t : 0;
   std::printf("redist-calibrate: %d ranks on %d nodes\n", world.size(), nodes.nodes);
-  std::printf("  memcpy   %.3f GB/s per rank, every rank copying %lld bytes\n",
-              m.memcpy_bytes_per_s * 1e-9, static_cast<long long>(o.bytes));
+  std::printf("  cores    %g a node, %d ranks on rank 0's: copies shared %.2fx\n", m.cores_per_node,
+              node_ranks, share);
+  std::printf(
+      "  memcpy   %.3f GB/s per rank while it runs (%.3f seen), every rank copying %lld "
+      "bytes\n",
+      m.memcpy_bytes_per_s * 1e-9, memcpy_seen * 1e-9, static_cast<long long>(o.bytes));
+  std::printf("  runs     %.1f ns a run beyond its bytes; strided copies (run: GB/s seen):",
+              m.copy_run_s * 1e9);
+  for (const auto& [run, t] : curve)
+    std::printf(" %lld: %.2f", static_cast<long long>(run), static_cast<double>(run) / t * 1e-9);
+  std::printf("\n");
   if (same > 0)
-    std::printf("  in node  ranks 0 <-> %d: latency %.3f us, %.3f GB/s\n", same,
-                m.shm_latency_s * 1e6, m.shm_bytes_per_s * 1e-9);
+    std::printf("  in node  ranks 0 <-> %d: latency %.3f us; pairs exchanging at once %.3f GB/s\n",
+                same, m.shm_latency_s * 1e6, m.shm_bytes_per_s * 1e-9);
   if (other > 0)
     std::printf("  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s\n", other,
                 m.link_latency_s * 1e6, m.link_bytes_per_s * 1e-9);
@@ -176,7 +298,12 @@ int main(int argc, char** argv) {
     std::ofstream f(o.json);
     f << "{\"ranks\": " << world.size() << ", \"nodes\": " << nodes.nodes
       << ", \"memcpy_copy_bytes\": " << o.bytes << ", \"message_bytes\": " << o.message_bytes
-      << ",\n " << machine_json_fields(m) << "}\n";
+      << ", \"node_ranks\": " << node_ranks << ", \"core_sharing\": " << share
+      << ", \"memcpy_seen_bytes_per_s\": " << memcpy_seen << ",\n \"strided_copies\": [";
+    for (std::size_t k = 0; k < curve.size(); ++k)
+      f << (k ? ", " : "") << "{\"run_bytes\": " << curve[k].first
+        << ", \"seconds_per_run\": " << curve[k].second << "}";
+    f << "],\n " << machine_json_fields(m) << "}\n";
     if (!f) {
       std::fprintf(stderr, "redist-calibrate: --json: cannot write '%s'\n", o.json.c_str());
       return 2;

@@ -300,9 +300,9 @@ int run(const Options& o) {
     const RankTime& c = predicted->critical;
     std::printf(
         "  predicted %.6f s, critical rank %d (link %.6f, shm %.6f, latency %.6f, pack %.6f, "
-        "unpack %.6f, local %.6f s) over %s%s\n",
+        "unpack %.6f, local %.6f s; their runs %.6f s) over %s%s\n",
         predicted->seconds, predicted->critical_rank, c.link, c.shm, c.latency, c.pack, c.unpack,
-        c.local, every_rank ? "every rank" : "the sampled ranks",
+        c.local, c.runs, every_rank ? "every rank" : "the sampled ranks",
         predicted->link_estimated ? " (node links scaled from the sample)" : "");
     std::printf("  predicted bandwidth (Eq. 3) %.3f GB/s, bound (Eq. 5) %.3f GB/s\n",
                 predicted->bandwidth_bytes_per_s * 1e-9, predicted->bound_bytes_per_s * 1e-9);
@@ -369,8 +369,8 @@ int run(const Options& o) {
         << ", \"critical_rank\": " << predicted->critical_rank
         << ", \"terms\": {\"link\": " << c.link << ", \"shm\": " << c.shm
         << ", \"latency\": " << c.latency << ", \"pack\": " << c.pack
-        << ", \"unpack\": " << c.unpack << ", \"local\": " << c.local
-        << "}, \"over\": " << json_string(every_rank ? "every rank" : "sample")
+        << ", \"unpack\": " << c.unpack << ", \"local\": " << c.local << "}, \"runs_s\": " << c.runs
+        << ", \"over\": " << json_string(every_rank ? "every rank" : "sample")
         << ", \"link_estimated\": " << (predicted->link_estimated ? "true" : "false")
         << ", \"link_bytes\": " << predicted->link_bytes
         << ", \"bandwidth_bytes_per_s\": " << predicted->bandwidth_bytes_per_s

@@ -160,7 +160,8 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
         comm,
         std::vector<index_t>{l.node, l.node_ranks, l.sent, l.received, l.local, l.sent_inter_node,
                              l.received_inter_node, l.messages_sent, l.messages_received,
-                             l.messages_sent_inter_node, l.messages_received_inter_node},
+                             l.messages_sent_inter_node, l.messages_received_inter_node,
+                             l.runs_sent, l.runs_received, l.runs_local},
         loads, 0);
   }
 
@@ -212,7 +213,7 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
     for (int r = 0; r < np; ++r) {
       const std::vector<index_t>& v = loads[static_cast<std::size_t>(r)];
       all.push_back(RankLoad{r, static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3], v[4],
-                             v[5], v[6], v[7], v[8], v[9], v[10]});
+                             v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]});
     }
     m.predicted = predict(all, *o.machine);
   }

@@ -118,9 +118,9 @@ void print_report(const Options& o, const Region& region, const Measurement& m) 
     const RankTime& c = m.predicted->critical;
     std::printf(
         "  predicted %.6f s (measured min / %.2f), critical rank %d: link %.6f, shm %.6f, "
-        "latency %.6f, pack %.6f, unpack %.6f, local %.6f s\n",
+        "latency %.6f, pack %.6f, unpack %.6f, local %.6f s (their runs %.6f s)\n",
         m.predicted->seconds, d.t_min > 0 ? m.predicted->seconds / d.t_min : 0.0,
-        m.predicted->critical_rank, c.link, c.shm, c.latency, c.pack, c.unpack, c.local);
+        m.predicted->critical_rank, c.link, c.shm, c.latency, c.pack, c.unpack, c.local, c.runs);
   }
   std::printf("  buffers  %lld B max per rank\n", static_cast<long long>(d.buffer_max));
   std::printf(
@@ -211,8 +211,8 @@ void write_json_report(const Options& o, const Region& region, const Measurement
         << ",\n  \"predicted\": {\"critical_rank\": " << m.predicted->critical_rank
         << ", \"terms\": {\"link\": " << c.link << ", \"shm\": " << c.shm
         << ", \"latency\": " << c.latency << ", \"pack\": " << c.pack
-        << ", \"unpack\": " << c.unpack << ", \"local\": " << c.local
-        << "}, \"link_bytes\": " << m.predicted->link_bytes
+        << ", \"unpack\": " << c.unpack << ", \"local\": " << c.local << "}, \"runs_s\": " << c.runs
+        << ", \"link_bytes\": " << m.predicted->link_bytes
         << ", \"bandwidth_bytes_per_s\": " << m.predicted->bandwidth_bytes_per_s
         << ", \"bound_bytes_per_s\": " << m.predicted->bound_bytes_per_s << ", \"machine\": {"
         << tools::machine_json_fields(*o.machine) << "}},\n";

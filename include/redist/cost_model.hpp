@@ -16,18 +16,39 @@
 /// |           |                        | unpack, which are counted below)                      |
 /// | latency   | T_extra^i              | messages between nodes x L_link + within x L_shm      |
 /// |           |                        | (sent or received, the more)                          |
-/// | pack      | M_remote^i / B_memcpy  | M_send^i / B_memcpy                                   |
-/// | unpack    | M_remote^i / B_memcpy  | M_receive^i / B_memcpy                                |
-/// | local     | M_local^i / B_memcpy   | M_local^i / B_memcpy                                  |
+/// | pack      | M_remote^i / B_memcpy  | (M_send^i / B_memcpy + runs_send^i x c_run) x s       |
+/// | unpack    | M_remote^i / B_memcpy  | (M_receive^i / B_memcpy + runs_recv^i x c_run) x s    |
+/// | local     | M_local^i / B_memcpy   | (M_local^i / B_memcpy + runs_local^i x c_run) x s     |
+///
+/// and the shm term is multiplied by s too. Beyond Cao et al.:
+///
+/// - runs (contiguous_runs): the contiguous pieces each copy reads or writes in tile storage,
+///   each costing c_run (Machine::copy_run_s) on top of its bytes: a segment is one run
+///   where its rows are the whole column of its tile on the side(s) the copy walks with gaps
+///   (the source tile for pack, the target tile for unpack, both for local; the message
+///   buffer is written and read in order), and one run per column otherwise. Case a of
+///   bench/README.md, 256^2 -> 100^2 tiles: each 100-row piece of a 256-row source tile
+///   is 100 runs of 800 bytes when packed, each whole 100 x 100 target tile one run when
+///   unpacked;
+/// - s, ranks sharing cores: max(1, node_ranks / Machine::cores_per_node) when
+///   cores_per_node > 0, else 1. A node of 4 ranks on 2 cores runs each rank half the
+///   time, so its copies take twice as long; the latency and link terms are not scaled.
+/// - shm is MPI's own copy within a node (Open MPI's shared-memory transport copies every
+///   byte in or out, the sender's and the receiver's memory both read and written), at
+///   the rate redist-calibrate measures with every rank of the node exchanging at once,
+///   so it competes for memory as in a move (docs/cost-model.md).
 ///
 /// T = max_i T^i (Eq. 2, 4); the critical rank is that i. With every remote byte between
-/// nodes, one rank a node and M_send = M_receive this is Eq. 4 with T_extra the latency.
-/// Eq. 3's bandwidth at T and Eq. 5's bound come with it.
+/// nodes, one rank a node, M_send = M_receive, c_run = 0 and s = 1 this is Eq. 4 with
+/// T_extra the latency. Eq. 3's bandwidth at T and Eq. 5's bound come with it.
 ///
 /// Worked example (tests/unit/test_cost_model.cpp): two ranks on two nodes, rank 0 sends
 /// 8 MB to rank 1 in one message, B_link = 1 GB/s, L_link = 10 us, B_memcpy = 4 GB/s:
 /// rank 0: link 8 ms + latency 0.01 ms + pack 2 ms = 10.01 ms; rank 1: link 8 ms + latency
 /// 0.01 ms + unpack 2 ms = 10.01 ms; T = 10.01 ms, critical rank 0 (the lower of a tie).
+/// With c_run = 100 ns and rank 0's 8 MB packed as 10000 runs of 800 bytes: pack 2 ms + 1 ms
+/// = 3 ms, T = 11.01 ms; the same ranks two a node on a node of 1 core (s = 2): rank 0's
+/// pack 6 ms.
 ///
 /// Pure: it reads plans (plan.hpp) or their statistics with the node fields filled
 /// (plan/node_traffic.hpp). A sample of the ranks is enough: a node's link bytes are then
@@ -39,6 +60,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <redist/error.hpp>
@@ -63,6 +85,13 @@ struct Machine {
   double shm_bytes_per_s = 0;
   /// One message between two ranks of one node.
   double shm_latency_s = 0;
+  /// c_run: what one contiguous run of a copy costs beyond its bytes at memcpy_bytes_per_s
+  /// (contiguous_runs); 0 (a file without it): runs cost nothing beyond their bytes.
+  double copy_run_s = 0;
+  /// Cores of a node that its ranks run on (a count); when a node's ranks exceed it, the
+  /// copy terms of its ranks scale by ranks / cores. 0 (a file without it): not known,
+  /// ranks never share a core.
+  double cores_per_node = 0;
 };
 
 /// Checks a machine's parameters.
@@ -80,6 +109,15 @@ inline void validate(const Machine& m, bool needs_link = true) {
   check(m.link_latency_s, "link_latency_s", false);
   check(m.shm_bytes_per_s, "shm_bytes_per_s", false);
   check(m.shm_latency_s, "shm_latency_s", false);
+  check(m.copy_run_s, "copy_run_s", false);
+  check(m.cores_per_node, "cores_per_node", false);
+}
+
+/// s of the file comment: how many times longer a rank's copies take when its node's
+/// `node_ranks` ranks share `m.cores_per_node` cores; 1 when they do not, or cores are not
+/// known. @post >= 1. Example: 4 ranks, 2 cores: 2; 3 ranks, 2 cores: 1.5; 2 ranks, 4 cores: 1.
+inline double core_sharing(const Machine& m, int node_ranks) {
+  return m.cores_per_node > 0 ? std::max(1.0, node_ranks / m.cores_per_node) : 1.0;
 }
 
 /// One rank's share of a move, in bytes and messages: what predict reads.
@@ -91,7 +129,73 @@ struct RankLoad {
   index_t sent_inter_node = 0, received_inter_node = 0;
   index_t messages_sent = 0, messages_received = 0;
   index_t messages_sent_inter_node = 0, messages_received_inter_node = 0;
+  /// Contiguous runs packed, unpacked and copied locally (contiguous_runs).
+  index_t runs_sent = 0, runs_received = 0, runs_local = 0;
 };
+
+/// Contiguous runs of a plan's copies, per direction, in tile storage (each tile
+/// column-major on its own): see the file comment.
+struct CopyRuns {
+  index_t sent = 0, received = 0, local = 0;
+};
+
+/// The contiguous runs of `plan`'s pack, unpack and local copies. A row piece is the whole
+/// column of its source (target) tile when no other piece of the plan starts elsewhere in
+/// that tile: every piece of a rank's own source (target) tile rows is in its plan, so
+/// this is exact for the side a copy walks, but for a region that clips a tile (its
+/// pieces count as whole) and for a move of several parts (plan/plan_parts.hpp), whose
+/// parts' tiles of one index count as one tile. O(row pieces + families) time, O(row
+/// pieces) memory.
+/// @post a family of r row members and c column members of w columns each adds r x c
+/// runs where its rows are whole on the walked side(s), r x c x w where they are not.
+/// Example: 8 x 8 matrix, 4 x 4 source tiles, 2 x 2 target tiles, one rank: every row piece
+/// (2 rows) is half a source column and a whole target column: 16 segments of 2 columns,
+/// local runs 32 (source side gapped).
+inline CopyRuns contiguous_runs(const Plan& plan) {
+  // Per tile: the offset of the first piece seen, and whether another offset was seen.
+  struct Seen {
+    index_t offset = 0;
+    bool cut = false;
+  };
+  std::unordered_map<index_t, Seen> src, dst;
+  const auto see = [](std::unordered_map<index_t, Seen>& tiles, index_t tile, index_t offset) {
+    const auto [it, fresh] = tiles.try_emplace(tile, Seen{offset, false});
+    if (!fresh && it->second.offset != offset) it->second.cut = true;
+  };
+  for (const PieceGroup& g : plan.row_groups)
+    for (index_t t = 0; t < g.count; ++t) {
+      see(src, g.src_tile + t * g.src_tile_step, g.src_offset);
+      see(dst, g.dst_tile + t * g.dst_tile_step, g.dst_offset);
+    }
+  // Per row group, prefix counts of its members whole on the source side, the target
+  // side, and both.
+  std::vector<std::vector<index_t>> whole(plan.row_groups.size() * 3);
+  for (std::size_t k = 0; k < plan.row_groups.size(); ++k) {
+    const PieceGroup& g = plan.row_groups[k];
+    for (int side = 0; side < 3; ++side) whole[3 * k + side].assign(g.count + 1, 0);
+    for (index_t t = 0; t < g.count; ++t) {
+      const bool s = !src[g.src_tile + t * g.src_tile_step].cut;
+      const bool d = !dst[g.dst_tile + t * g.dst_tile_step].cut;
+      const auto u = static_cast<std::size_t>(t);
+      whole[3 * k][u + 1] = whole[3 * k][u] + (s ? 1 : 0);
+      whole[3 * k + 1][u + 1] = whole[3 * k + 1][u] + (d ? 1 : 0);
+      whole[3 * k + 2][u + 1] = whole[3 * k + 2][u] + (s && d ? 1 : 0);
+    }
+  }
+  const auto runs = [&](const FamilyList& list, int side) {
+    index_t n = 0;
+    for (const BlockFamily& f : list.families) {
+      const std::vector<index_t>& w =
+          whole[3 * static_cast<std::size_t>(f.rows.group) + static_cast<std::size_t>(side)];
+      const index_t whole_rows = w[static_cast<std::size_t>(f.rows.first + f.rows.count)] -
+                                 w[static_cast<std::size_t>(f.rows.first)];
+      const index_t width = plan.col_groups[static_cast<std::size_t>(f.cols.group)].length;
+      n += f.cols.count * (whole_rows + (f.rows.count - whole_rows) * width);
+    }
+    return n;
+  };
+  return CopyRuns{runs(plan.send, 0), runs(plan.recv, 1), runs(plan.local, 2)};
+}
 
 /// Rank plan.rank's load with its peers on nodes node_of_rank (one entry per rank of
 /// plan.comm_size), for elements of `element_bytes`; `node_ranks`: the ranks on its node,
@@ -123,6 +227,10 @@ inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank
   };
   l.messages_sent_inter_node = off_node(plan.send.messages);
   l.messages_received_inter_node = off_node(plan.recv.messages);
+  const CopyRuns runs = contiguous_runs(plan);
+  l.runs_sent = runs.sent;
+  l.runs_received = runs.received;
+  l.runs_local = runs.local;
   return l;
 }
 
@@ -130,6 +238,9 @@ inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank
 struct RankTime {
   int rank = 0;
   double link = 0, shm = 0, latency = 0, pack = 0, unpack = 0, local = 0;
+  /// Of pack + unpack + local, what their runs cost (s x runs x c_run): a part of them, not
+  /// a term of its own.
+  double runs = 0;
   double total() const { return link + shm + latency + pack + unpack + local; }
 };
 
@@ -157,7 +268,7 @@ struct Prediction {
 /// @pre every load of one node gives the same node_ranks >= 1, and no rank twice.
 /// @post seconds == max over ranks of RankTime::total, ranks[k] is loads[k]'s time.
 /// @throws invalid_argument for a bad machine (validate; the link bandwidth only when some
-/// byte crosses a node) or a load with node_ranks < 1 or negative bytes.
+/// byte crosses a node) or a load with node_ranks < 1, negative bytes or negative runs.
 inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
   Prediction p;
   // A node's link: the sums over its given ranks, scaled by ranks / given where a sample.
@@ -173,6 +284,8 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
     detail::require<invalid_argument>(l.sent >= 0 && l.received >= 0 && l.local >= 0 &&
                                           l.sent_inter_node >= 0 && l.received_inter_node >= 0,
                                       "bytes must be >= 0", "RankLoad::rank", l.rank);
+    detail::require<invalid_argument>(l.runs_sent >= 0 && l.runs_received >= 0 && l.runs_local >= 0,
+                                      "runs must be >= 0", "RankLoad::rank", l.rank);
     NodeSum& n = nodes[l.node];
     n.sent += l.sent_inter_node;
     n.received += l.received_inter_node;
@@ -201,18 +314,25 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
     RankTime t;
     t.rank = l.rank;
     t.link = over(node_bytes[l.node], m.link_bytes_per_s);
-    t.shm = over(static_cast<double>(
-                     std::max(l.sent - l.sent_inter_node, l.received - l.received_inter_node)),
-                 m.shm_bytes_per_s);
+    const double share = core_sharing(m, l.node_ranks);
+    t.shm = share * over(static_cast<double>(std::max(l.sent - l.sent_inter_node,
+                                                      l.received - l.received_inter_node)),
+                         m.shm_bytes_per_s);
     t.latency =
         static_cast<double>(std::max(l.messages_sent_inter_node, l.messages_received_inter_node)) *
             m.link_latency_s +
         static_cast<double>(std::max(l.messages_sent - l.messages_sent_inter_node,
                                      l.messages_received - l.messages_received_inter_node)) *
             m.shm_latency_s;
-    t.pack = over(static_cast<double>(l.sent), m.memcpy_bytes_per_s);
-    t.unpack = over(static_cast<double>(l.received), m.memcpy_bytes_per_s);
-    t.local = over(static_cast<double>(l.local), m.memcpy_bytes_per_s);
+    const auto copy = [&](index_t bytes, index_t runs) {
+      return share * (over(static_cast<double>(bytes), m.memcpy_bytes_per_s) +
+                      static_cast<double>(runs) * m.copy_run_s);
+    };
+    t.pack = copy(l.sent, l.runs_sent);
+    t.unpack = copy(l.received, l.runs_received);
+    t.local = copy(l.local, l.runs_local);
+    t.runs =
+        share * static_cast<double>(l.runs_sent + l.runs_received + l.runs_local) * m.copy_run_s;
     if (p.critical_rank < 0 || t.total() > p.seconds ||
         (t.total() == p.seconds && t.rank < p.critical_rank)) {
       p.seconds = t.total();

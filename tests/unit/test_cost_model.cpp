@@ -223,3 +223,158 @@ TEST_CASE("machine_spec: a JSON file's keys, inline pairs, and errors naming the
   CHECK_THROWS_WITH_AS(tools::machine_from_json(R"({"link_latency_s": -1})", "--machine"),
                        doctest::Contains("link_latency_s"), parse_error);
 }
+
+TEST_CASE("contiguous_runs: a piece is one run a segment where it is its tile's whole column") {
+  // 8 x 8 doubles on one rank, every copy local. 4 x 4 source tiles cut into 2 x 2 target
+  // tiles: each 2-row piece is half a source column (gapped) and a whole target column, so
+  // each of the 16 segments is 2 runs (a local copy streams only where both sides do);
+  // the reverse the same; equal tiles: a run a segment.
+  const auto tiles = [](index_t t) {
+    return Layout{Tiling{UniformAxis<>(8, t), UniformAxis<>(8, t)}, BlockCyclic{1, 1}};
+  };
+  const Region region{{8, 8}, {0, 0}, {0, 0}};
+  // clang-format off
+  struct Row { index_t src_tile, dst_tile, local_runs, local_segments; };
+  const Row rows[] = {
+      // src  dst  runs  segments
+      {4,    2,   32,   16},
+      {2,    4,   32,   16},
+      {4,    4,    4,    4},
+      {8,    8,    1,    1},
+      {4,    8,   16,    4},  // a target column is two pieces: gapped there, 4 runs a segment
+      {8,    4,   16,    4},
+  };
+  // clang-format on
+  for (const Row& r : rows) {
+    CAPTURE(r.src_tile);
+    CAPTURE(r.dst_tile);
+    const Plan plan = make_plan(tiles(r.src_tile), tiles(r.dst_tile), region, 0, 1);
+    REQUIRE(plan.stats.segments_local == r.local_segments);
+    const CopyRuns runs = contiguous_runs(plan);
+    CHECK(runs.sent == 0);
+    CHECK(runs.received == 0);
+    CHECK(runs.local == r.local_runs);
+  }
+}
+
+TEST_CASE("contiguous_runs: pack walks the source tile, unpack the target tile") {
+  // 16 x 16 doubles, 8 x 8 source tiles 1 x 2 -> 4 x 4 target tiles 2 x 1 on two ranks:
+  // source pieces of 4 rows are half a source column (a run per column), target pieces
+  // whole target columns (a run per segment).
+  const Layout src{Tiling{UniformAxis<>(16, 8), UniformAxis<>(16, 8)}, BlockCyclic{1, 2}};
+  const Layout dst{Tiling{UniformAxis<>(16, 4), UniformAxis<>(16, 4)}, BlockCyclic{2, 1}};
+  const Region region{{16, 16}, {0, 0}, {0, 0}};
+  for (int rank = 0; rank < 2; ++rank) {
+    const Plan plan = make_plan(src, dst, region, rank, 2);
+    const CopyRuns runs = contiguous_runs(plan);
+    REQUIRE(plan.stats.segments_sent > 0);
+    CHECK(runs.sent == 4 * plan.stats.segments_sent);
+    CHECK(runs.received == plan.stats.segments_received);
+    CHECK(runs.local == 4 * plan.stats.segments_local);
+    const RankLoad l = rank_load(plan, {0, 0}, 8);
+    CHECK(l.runs_sent == runs.sent);
+    CHECK(l.runs_received == runs.received);
+    CHECK(l.runs_local == runs.local);
+  }
+  // The reverse: pack walks whole 4-row source columns, unpack 4-row pieces of 8-row ones.
+  for (int rank = 0; rank < 2; ++rank) {
+    const Plan plan = make_plan(dst, src, region, rank, 2);
+    const CopyRuns runs = contiguous_runs(plan);
+    CHECK(runs.sent == plan.stats.segments_sent);
+    CHECK(runs.received == 4 * plan.stats.segments_received);
+    CHECK(runs.local == 4 * plan.stats.segments_local);
+  }
+}
+
+TEST_CASE("predict: a cost per run, and ranks sharing cores (the header's example)") {
+  RankLoad a = load(0, 0, 1), b = load(1, 1, 1);
+  a.sent = a.sent_inter_node = 8'000'000;
+  a.runs_sent = 10'000;  // 800-byte runs
+  a.messages_sent = a.messages_sent_inter_node = 1;
+  b.received = b.received_inter_node = 8'000'000;
+  b.runs_received = 1;
+  b.messages_received = b.messages_received_inter_node = 1;
+  Machine m = example_machine();
+  m.copy_run_s = 100e-9;
+  const Prediction p = predict(std::vector<RankLoad>{a, b}, m);
+  CHECK(p.critical_rank == 0);
+  CHECK(p.critical.pack == doctest::Approx(2e-3 + 1e-3));
+  CHECK(p.seconds == doctest::Approx(10e-6 + 8e-3 + 3e-3));
+  CHECK(p.ranks[1].unpack == doctest::Approx(2e-3 + 100e-9));
+  CHECK(p.critical.runs == doctest::Approx(1e-3));  // a part of pack, not a term
+  CHECK(p.critical.total() == doctest::Approx(p.seconds));
+  // Cores: 4 ranks of one node each copy 8 MB locally in 1000 runs (2 ms + 0.1 ms).
+  std::vector<RankLoad> node;
+  for (int r = 0; r < 4; ++r) {
+    RankLoad l = load(r, 0, 4);
+    l.local = 8'000'000;
+    l.runs_local = 1000;
+    node.push_back(l);
+  }
+  // clang-format off
+  struct Row { double cores, local_s; };
+  const Row rows[] = {
+      // cores  local
+      {0,       2.1e-3},   // not known: not shared
+      {8,       2.1e-3},
+      {4,       2.1e-3},
+      {2,       4.2e-3},   // 4 ranks, 2 cores: each runs half the time
+      {1,       8.4e-3},
+      {3,       2.8e-3},   // 4 / 3
+  };
+  // clang-format on
+  for (const Row& r : rows) {
+    CAPTURE(r.cores);
+    m.cores_per_node = r.cores;
+    const Prediction q = predict(node, m);
+    CHECK(q.critical.local == doctest::Approx(r.local_s));
+    CHECK(q.seconds == doctest::Approx(r.local_s));
+  }
+  CHECK(core_sharing(m, 3) == 1.0);
+  m.cores_per_node = 2;
+  CHECK(core_sharing(m, 3) == 1.5);
+  // The shm transfer is a copy too: shared like the others; latency is not.
+  RankLoad s0 = load(0, 0, 4), s1 = load(1, 0, 4);
+  s0.sent = 4'000'000;
+  s0.messages_sent = 1;
+  s1.received = 4'000'000;
+  s1.messages_received = 1;
+  m.shm_bytes_per_s = 4e9;
+  m.copy_run_s = 0;
+  const Prediction sh = predict(std::vector<RankLoad>{s0, s1}, m);
+  CHECK(sh.ranks[0].shm == doctest::Approx(2 * 1e-3));
+  CHECK(sh.ranks[0].pack == doctest::Approx(2 * 1e-3));
+  CHECK(sh.ranks[0].latency == doctest::Approx(1e-6));
+}
+
+TEST_CASE("machine_spec: copy_run_s and cores_per_node, and files without them") {
+  // A file of redist-calibrate before them: both 0, the model they were calibrated for.
+  const Machine old = tools::machine_from_json(
+      R"({"ranks": 2, "nodes": 1, "memcpy_copy_bytes": 268435456, "message_bytes": 4194304,
+          "memcpy_bytes_per_s": 1.00327965e+10, "link_bytes_per_s": 0, "link_latency_s": 0,
+          "shm_bytes_per_s": 8.04743923e+09, "shm_latency_s": 1.020025e-07})");
+  CHECK(old.memcpy_bytes_per_s == 1.00327965e10);
+  CHECK(old.copy_run_s == 0);
+  CHECK(old.cores_per_node == 0);
+  Machine m = old;
+  m.copy_run_s = 3.5e-8;
+  m.cores_per_node = 2;
+  std::string text(1, '{');
+  text += tools::machine_json_fields(m);
+  text += '}';
+  CHECK(text.find("\"copy_run_s\": 3.5e-08") != std::string::npos);
+  const Machine back = tools::machine_from_json(
+      R"({"strided_copies": [{"run_bytes": 64, "seconds_per_run": 1e-08}], )" + text.substr(1));
+  CHECK(back.copy_run_s == doctest::Approx(3.5e-8));
+  CHECK(back.cores_per_node == 2);
+  const Machine i = tools::parse_machine("memcpy_bytes_per_s=3e9,copy_run_s=2e-8,cores_per_node=4");
+  CHECK(i.copy_run_s == 2e-8);
+  CHECK(i.cores_per_node == 4);
+  m.copy_run_s = -1;
+  CHECK_THROWS_WITH_AS(validate(m, false), doctest::Contains("Machine::copy_run_s"),
+                       invalid_argument);
+  m.copy_run_s = 0;
+  m.cores_per_node = -2;
+  CHECK_THROWS_WITH_AS(validate(m, false), doctest::Contains("Machine::cores_per_node"),
+                       invalid_argument);
+}
