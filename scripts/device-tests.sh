@@ -14,23 +14,77 @@
 #                                    place (mpirun, its plug-ins, PATH, LD_LIBRARY_PATH);
 #                                    the bundle's lib/libredist-timeline.so traces a run
 #                                    (bench/timeline/kokkos_mpi_timeline.cpp)
+#   scripts/device-tests.sh host-bundle  on a build machine: the host programs (redist-run,
+#                                    redist-calibrate, the drop-in pdgemr2d timer linked to
+#                                    ScaLAPACK and to redist) built in $HOST_BUILD_DIR and
+#                                    gathered with their MPI runtime and bench/floor_ab.py
+#                                    into $HOST_BUILD_DIR/host-bundle
+#   scripts/device-tests.sh host     on the GPU machine's host (issue 44, point 5), from the
+#                                    repository root: checks that every rank runs on this
+#                                    host, then at each of $NPS ranks (2 4 8 16) cases a-d
+#                                    (1xR -> Rx1 grids) against the single-copy floor
+#                                    (bench/floor_ab.py, memcpy calibrated each round) and
+#                                    pdgemr2d against redist in the drop-in timer; JSON to $OUT
 #
 # The GPU machine needs a CUDA driver, nothing else: Open MPI (Debian's 4.1, its plug-ins,
 # PMIx and help files), Boost.MPI and their libraries travel in the bundle. Debian's Open
 # MPI is not CUDA-aware, so messages that do not go device-ipc are staged through host
 # memory; REDIST_TEST_GPU_AWARE_MPI=1
 # adds the GPU-aware case for an MPI that is.
-# Env: KOKKOS_CUDA_ROOT (/work/kokkos4-cuda), BUILD_DIR (build-cuda), JOBS (2), LEG_TIMEOUT
-# (seconds per mpirun of run; 300 for the suite, 240 for the bench).
+# Env: KOKKOS_CUDA_ROOT (/work/kokkos4-cuda), BUILD_DIR (build-cuda), HOST_BUILD_DIR
+# (build-host), JOBS (2), LEG_TIMEOUT (seconds per mpirun of run; 300 for the suite, 240 for
+# the bench), NPS (host: rank counts, "2 4 8 16"), ROUNDS (host: floor_ab rounds, 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build-cuda}
 bundle="$build/device-bundle"
+host_build=${HOST_BUILD_DIR:-build-host}
 mode=${1:-}
+if [ "$mode" = host ] || [ "$mode" = host-bundle ]; then bundle="$host_build/host-bundle"; fi
 
 # The bundle's copy of a system path, and back.
 libdir=/usr/lib/x86_64-linux-gnu
 mpi_trees=("$libdir/openmpi" "$libdir/pmix2" /usr/share/openmpi /usr/share/pmix)
+
+# Into the bundle: Open MPI's launcher, its plug-in and help trees, and every library that
+# the bundle's programs and those plug-ins load, but glibc's, the C++ runtime's (the GPU
+# machine's are as new or newer) and the CUDA driver's.
+gather_mpi_runtime() {
+  cp -L /usr/bin/orterun "$bundle/bin/mpirun"
+  cp -L /usr/bin/orted "$bundle/bin/orted"
+  for tree in "${mpi_trees[@]}"; do
+    [ -d "$tree" ] || continue
+    mkdir -p "$bundle/root$(dirname "$tree")"
+    cp -a "$tree" "$bundle/root$(dirname "$tree")/"
+  done
+  objects=("$bundle"/bin/*)
+  mapfile -t plugins < <(find "$bundle/root" -name '*.so' -type f)
+  for f in "${objects[@]}" "${plugins[@]}"; do ldd "$f" 2>/dev/null || true; done |
+    awk '/=> \//{print $3}' | sort -u |
+    grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libresolv|ld-linux-x86-64|libstdc\+\+|libgcc_s|libcuda)\.so' |
+    while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
+}
+
+# The bundle's MPI runtime in place: its plug-ins and help files where Debian's Open MPI looks
+# for them (left alone where the machine has them), PATH and LD_LIBRARY_PATH, and the
+# component paths pointed at the bundle even where the machine has an MPI of its own.
+use_bundle_mpi() {
+  root=$(cd "$bundle" && pwd)
+  for tree in "${mpi_trees[@]}"; do
+    if [ -e "$tree" ]; then
+      echo "device-tests: $tree exists on this machine; using it" >&2
+    elif [ -d "$root/root$tree" ]; then
+      mkdir -p "$(dirname "$tree")"
+      cp -a "$root/root$tree" "$(dirname "$tree")/"
+    fi
+  done
+  export PATH="$root/bin:$PATH" LD_LIBRARY_PATH="$root/lib:$libdir/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export OMPI_MCA_mca_base_component_path="$root/root$libdir/openmpi/lib/openmpi3"
+  export PMIX_MCA_mca_base_component_path="$root/root$libdir/pmix2/lib/pmix"
+  export OPAL_PKGDATADIR="$root/root/usr/share/openmpi" OPAL_BINDIR="$root/bin"
+  # One node, shared memory between ranks; no InfiniBand or UCX probing.
+  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_mtl=^ofi,psm,psm2 OMPI_MCA_osc=sm,pt2pt
+}
 
 case "$mode" in
 bundle)
@@ -49,21 +103,7 @@ bundle)
   mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/root"
   cp "$build/tests/redist-device-tests" "$build/bench/redist-device-bench" "$bundle/bin/"
   cp "$build/bench/timeline/libredist-timeline.so" "$bundle/lib/"  # bench/timeline
-  cp -L /usr/bin/orterun "$bundle/bin/mpirun"
-  cp -L /usr/bin/orted "$bundle/bin/orted"
-  for tree in "${mpi_trees[@]}"; do
-    [ -d "$tree" ] || continue
-    mkdir -p "$bundle/root$(dirname "$tree")"
-    cp -a "$tree" "$bundle/root$(dirname "$tree")/"
-  done
-  # Every library the programs and the MPI plug-ins load, but glibc's, the C++ runtime's
-  # (the GPU machine's are as new or newer) and the CUDA driver's.
-  objects=("$bundle"/bin/*)
-  mapfile -t plugins < <(find "$bundle/root" -name '*.so' -type f)
-  for f in "${objects[@]}" "${plugins[@]}"; do ldd "$f" 2>/dev/null || true; done |
-    awk '/=> \//{print $3}' | sort -u |
-    grep -vE '/(libc|libm|libdl|librt|libpthread|libutil|libresolv|ld-linux-x86-64|libstdc\+\+|libgcc_s|libcuda)\.so' |
-    while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
+  gather_mpi_runtime
   du -sh "$bundle"
   ;;
 run | exec)
@@ -71,23 +111,7 @@ run | exec)
     echo "device-tests: no bundle in $bundle (run 'bundle' first)" >&2
     exit 2
   }
-  root=$(cd "$bundle" && pwd)
-  # Debian's Open MPI looks for its plug-ins and help files where Debian installs them.
-  for tree in "${mpi_trees[@]}"; do
-    if [ -e "$tree" ]; then
-      echo "device-tests: $tree exists on this machine; using it" >&2
-    elif [ -d "$root/root$tree" ]; then
-      mkdir -p "$(dirname "$tree")"
-      cp -a "$root/root$tree" "$(dirname "$tree")/"
-    fi
-  done
-  export PATH="$root/bin:$PATH" LD_LIBRARY_PATH="$root/lib:$libdir/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  # The bundle's plug-ins and help files even where the machine has an MPI of its own.
-  export OMPI_MCA_mca_base_component_path="$root/root$libdir/openmpi/lib/openmpi3"
-  export PMIX_MCA_mca_base_component_path="$root/root$libdir/pmix2/lib/pmix"
-  export OPAL_PKGDATADIR="$root/root/usr/share/openmpi" OPAL_BINDIR="$root/bin"
-  # One node, shared memory between ranks; no InfiniBand or UCX probing.
-  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_mtl=^ofi,psm,psm2 OMPI_MCA_osc=sm,pt2pt
+  use_bundle_mpi
   export REDIST_TEST_EXPECT_DEVICE=1
   if [ "$mode" = exec ]; then  # a command under the bundle's MPI, e.g. mpirun -np 2 PROGRAM
     shift
@@ -143,8 +167,72 @@ run | exec)
   fi
   exit "$status"
   ;;
+host-bundle)
+  # Release host programs; libredist_scalapack comes with the drop-in timer (REDIST_SCALAPACK_ABI).
+  cmake -S . -B "$host_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREDIST_BUILD_BENCH=ON \
+    -DREDIST_BENCH_CHECK_ONLY=OFF -DREDIST_SCALAPACK_ABI=ON -DREDIST_BUILD_PYTHON=OFF >/dev/null
+  cmake --build "$host_build" -j "${JOBS:-2}" --target redist-run redist-calibrate \
+    redist-dropin redist-dropin-ref
+  rm -rf "$bundle"
+  mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/root" "$bundle/bench"
+  cp "$host_build/apps/redist-run" "$host_build/apps/redist-calibrate" \
+    "$host_build/scalapack_abi/dropin/redist-dropin" "$host_build/scalapack_abi/dropin/redist-dropin-ref" \
+    "$bundle/bin/"
+  cp bench/floor_ab.py bench/dropin/combine.py "$bundle/bench/"
+  gather_mpi_runtime
+  du -sh "$bundle"
+  ;;
+host)
+  [ -x "$bundle/bin/redist-run" ] || {
+    echo "device-tests: no host bundle in $bundle (run 'host-bundle' first)" >&2
+    exit 2
+  }
+  use_bundle_mpi
+  out=${OUT:-$host_build}
+  mkdir -p "$out"
+  status=0
+  flags=(--allow-run-as-root --oversubscribe)
+  # Where the ranks landed: every rank must run on this host, each on the cores it was bound
+  # to (an MPI of the machine's own once started every rank elsewhere than asked).
+  for np in ${NPS:-2 4 8 16}; do
+    placed=$(mpirun "${flags[@]}" -np "$np" --report-bindings sh -c 'hostname' 2>"$out/bindings-np$np.txt" |
+      sort | uniq -c)
+    echo "=== $np ranks: $(echo "$placed" | tr -s ' ' | tr '\n' ';') bindings in $out/bindings-np$np.txt"
+    if [ "$(echo "$placed" | wc -l)" != 1 ] || [ "$(echo "$placed" | awk '{print $2}')" != "$(hostname)" ]; then
+      echo "device-tests: at $np ranks, ranks ran on other hosts than $(hostname): $placed" >&2
+      exit 2
+    fi
+  done
+  command -v python3 >/dev/null 2>&1 || echo "device-tests: no python3 here: no floors, no tables" >&2
+  for np in ${NPS:-2 4 8 16}; do
+    g1=1x$np g2=${np}x1
+    echo "=== cases a-d at $np ranks against the single-copy floor"
+    if command -v python3 >/dev/null 2>&1; then
+      timeout "${LEG_TIMEOUT:-900}" python3 "$root/bench/floor_ab.py" --build "redist=$root/bin/redist-run" \
+        --calibrate "$root/bin/redist-calibrate" \
+        --case a "8192x8192/256x256/bc:$g1/scalapack" "8192x8192/100x100/bc:$g2/scalapack" "" \
+        --case b "8192x8192/64x64/bc:$g2/scalapack" "8192x8192/64x64/bc:$g1/scalapack" "" \
+        --case c "8192x8192/1024x1024/bc:$g2/scalapack" "8192x8192/32x32/bc:$g2/scalapack" "" \
+        --case d "4000x6000/128x96/bc:$g2/scalapack" "4000x6000/100x70/bc:$g1/scalapack" "" \
+        --case a-16384 "16384x16384/256x256/bc:$g1/scalapack" "16384x16384/100x100/bc:$g2/scalapack" "" \
+        --np "$np" --rounds "${ROUNDS:-3}" --repeat 5 --json "$out/host-floor-np$np.json" || status=1
+    fi
+    echo "=== pdgemr2d (ScaLAPACK) against redist (libredist_scalapack) at $np ranks"
+    for who in ref redist; do
+      prog=redist-dropin
+      [ "$who" = ref ] && prog=redist-dropin-ref
+      timeout "${LEG_TIMEOUT:-900}" mpirun "${flags[@]}" -np "$np" "$root/bin/$prog" \
+        --json "$out/host-dropin-$who-np$np.json" >/dev/null || status=1
+    done
+    if command -v python3 >/dev/null 2>&1; then
+      python3 "$root/bench/combine.py" "$out/host-dropin-np$np.json" "$out/host-dropin-ref-np$np.json" \
+        "$out/host-dropin-redist-np$np.json" || status=1
+    fi
+  done
+  exit "$status"
+  ;;
 *)
-  echo "usage: scripts/device-tests.sh bundle|run|exec CMD..." >&2
+  echo "usage: scripts/device-tests.sh bundle|run|exec CMD...|host-bundle|host" >&2
   exit 2
   ;;
 esac
