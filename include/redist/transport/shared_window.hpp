@@ -82,7 +82,9 @@ class SharedWindow {
                               signals_->offset_from(p.rank, p.seen));
       }
       if (p.in_flight.empty()) continue;
-      for (std::int64_t acked = signals_->unpacked_by(p.rank); p.acked < acked; ++p.acked, ++n) {
+      // A receiver acks only what it was shipped: never more than is in flight.
+      const std::int64_t acked = signals_->unpacked_by(p.rank);
+      for (; p.acked < acked && !p.in_flight.empty(); ++p.acked, ++n) {
         events.freed(p.in_flight.front());
         p.in_flight.pop_front();
       }
