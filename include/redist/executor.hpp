@@ -367,28 +367,23 @@ template <class T, class MemorySpace>
 void Executor<T, MemorySpace>::wait() {
   if (!running_) return;
   progress(unlimited, true);
+  // Completed requests and the rings' counters (which no request stands for) are both
+  // taken by poll(); the wait gives up after the progress timeout without either.
   auto since = std::chrono::steady_clock::now();
   while (walk_.left() > 0) {
-    if (transports_.shared_window.awaits_signals()) {
-      // A ring's chunks and acks come through counters, which only a poll sees.
-      if (poll(false) > 0) {
-        since = std::chrono::steady_clock::now();
-      } else {
-        if (requests_.timed_out(since))
-          requests_.stalled("a ring of the node window",
-                            transports_.shared_window.ring_outstanding());
-        std::this_thread::yield();
-        continue;
-      }
-    } else {
-      if (requests_.empty())
-        throw communication_error("redist: task graph stalled with " +
-                                  std::to_string(walk_.left()) +
-                                  " tasks left and no message outstanding");
-      handle(requests_.wait());
+    const bool rings = transports_.shared_window.awaits_signals();
+    if (requests_.empty() && !rings)
+      throw communication_error("redist: task graph stalled with " + std::to_string(walk_.left()) +
+                                " tasks left and no message outstanding");
+    if (poll(false) > 0) {
       since = std::chrono::steady_clock::now();
+      progress(unlimited, true);
+    } else if (requests_.timed_out(since)) {
+      requests_.stalled(rings ? "a ring of the node window" : "a transfer",
+                        transports_.shared_window.ring_outstanding());
+    } else {
+      std::this_thread::yield();
     }
-    progress(unlimited, true);
   }
   finish();
 }

@@ -144,8 +144,8 @@ class RequestPool {
                timeout_;
   }
   /// Throws the progress timeout's error for `what`, naming every peer still owed bytes
-  /// by a request and, after them, `more` (what else is outstanding: ", rank 3 (...)").
-  [[noreturn]] void stalled(const char* what, const std::string& more) const {
+  /// by a request and, after them, `more` (what else is outstanding: "rank 3 (...)").
+  [[noreturn]] void stalled(const char* what, const std::string& more = {}) const {
     std::map<int, std::pair<index_t, index_t>> owed;  // peer -> (to receive, to send)
     for (const Received& r : receives_.tags()) owed[r.pending.peer].first += r.pending.bytes;
     for (const Pending& p : sends_.tags()) owed[p.peer].second += p.bytes;
@@ -219,8 +219,6 @@ class RequestPool {
     Completion completion;
     Pending pending;
   };
-
-  [[noreturn]] void stalled(const char* what) const { stalled(what, std::string()); }
 
   RequestSet<Received> receives_;
   std::deque<Completion> completed_;  ///< taken from MPI, not yet handed to the executor

@@ -71,7 +71,7 @@ class SharedWindow {
     for (Peer& p : peers_) {
       // A peer that is done with this execution may already ship the next one's chunks:
       // they are seen after begin().
-      const std::int64_t last = p.seen_before + static_cast<std::int64_t>(p.expected.size());
+      const std::int64_t last = p.seen + p.to_receive();
       const std::int64_t shipped =
           p.seen == last ? p.seen : std::min(signals_->shipped_by(p.rank), last);
       for (; p.seen < shipped; ++p.seen, ++n) {
@@ -83,8 +83,8 @@ class SharedWindow {
       }
       if (p.in_flight.empty()) continue;
       // A receiver acks only what it was shipped: never more than is in flight.
-      const std::int64_t acked = signals_->unpacked_by(p.rank);
-      for (; p.acked < acked && !p.in_flight.empty(); ++p.acked, ++n) {
+      for (std::int64_t k = signals_->unpacked_by(p.rank) - p.acked();
+           k > 0 && !p.in_flight.empty(); --k, ++n) {
         events.freed(p.in_flight.front());
         p.in_flight.pop_front();
       }
@@ -95,9 +95,7 @@ class SharedWindow {
   /// alone will report it: no MPI request stands for it).
   bool awaits_signals() const {
     for (const Peer& p : peers_)
-      if (!p.in_flight.empty() ||
-          p.seen - p.seen_before < static_cast<std::int64_t>(p.expected.size()))
-        return true;
+      if (!p.in_flight.empty() || p.to_receive() > 0) return true;
     return false;
   }
   /// What the rings leave outstanding, per peer, for the progress timeout's error:
@@ -106,10 +104,8 @@ class SharedWindow {
     std::ostringstream os;
     const char* sep = "";
     for (const Peer& p : peers_) {
-      const auto to_receive =
-          static_cast<std::int64_t>(p.expected.size()) - (p.seen - p.seen_before);
-      if (to_receive == 0 && p.in_flight.empty()) continue;
-      os << sep << "rank " << p.rank << " (" << to_receive << " ring chunks to receive, "
+      if (p.to_receive() == 0 && p.in_flight.empty()) continue;
+      os << sep << "rank " << p.rank << " (" << p.to_receive() << " ring chunks to receive, "
          << p.in_flight.size() << " to be freed)";
       sep = ", ";
     }
@@ -211,8 +207,14 @@ class SharedWindow {
     std::int64_t seen_before = 0;       ///< ... before this execution
     std::int64_t unpacked = 0;          ///< its chunks we unpacked, in order
     std::int64_t shipped = 0;           ///< our chunks to it
-    std::int64_t acked = 0;             ///< ... of those it unpacked
     std::deque<std::size_t> in_flight;  ///< our chunks to it not freed yet, in order
+
+    /// Its chunks of this execution not seen yet.
+    std::int64_t to_receive() const {
+      return static_cast<std::int64_t>(expected.size()) - (seen - seen_before);
+    }
+    /// Our chunks it has unpacked (freed), all executions together.
+    std::int64_t acked() const { return shipped - static_cast<std::int64_t>(in_flight.size()); }
   };
 
   Peer& peer(int rank) { return peers_[peer_index_[static_cast<std::size_t>(rank)]]; }
