@@ -22,11 +22,12 @@
 ///
 /// and the shm term is multiplied by s too. Beyond Cao et al.:
 ///
-/// - runs (contiguous_runs): the contiguous pieces each copy reads or writes in tile storage,
-///   each costing c_run (Machine::copy_run_s) on top of its bytes: a segment is one run
-///   where its rows are the whole column of its tile on the side(s) the copy walks with gaps
-///   (the source tile for pack, the target tile for unpack, both for local; the message
-///   buffer is written and read in order), and one run per column otherwise. Case a of
+/// - runs (contiguous_runs, plan/copy_runs.hpp): the contiguous pieces each copy reads or
+///   writes in tile storage, each costing c_run (Machine::copy_run_s) on top of its bytes:
+///   a segment is one run where its rows are the whole column of its tile on the side(s)
+///   the copy walks with gaps (the source tile for pack, the target tile for unpack, both
+///   for local; the message buffer is written and read in order), and one run per column
+///   otherwise. Case a of
 ///   bench/README.md, 256^2 -> 100^2 tiles: each 100-row piece of a 256-row source tile
 ///   is 100 runs of 800 bytes when packed, each whole 100 x 100 target tile one run when
 ///   unpacked;
@@ -60,12 +61,12 @@
 #include <map>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/copy_runs.hpp>
 #include <redist/plan/node_traffic.hpp>
 
 namespace redist {
@@ -132,70 +133,6 @@ struct RankLoad {
   /// Contiguous runs packed, unpacked and copied locally (contiguous_runs).
   index_t runs_sent = 0, runs_received = 0, runs_local = 0;
 };
-
-/// Contiguous runs of a plan's copies, per direction, in tile storage (each tile
-/// column-major on its own): see the file comment.
-struct CopyRuns {
-  index_t sent = 0, received = 0, local = 0;
-};
-
-/// The contiguous runs of `plan`'s pack, unpack and local copies. A row piece is the whole
-/// column of its source (target) tile when no other piece of the plan starts elsewhere in
-/// that tile: every piece of a rank's own source (target) tile rows is in its plan, so
-/// this is exact for the side a copy walks, but for a region that clips a tile (its
-/// pieces count as whole) and for a move of several parts (plan/plan_parts.hpp), whose
-/// parts' tiles of one index count as one tile. O(row pieces + families) time, O(row
-/// pieces) memory.
-/// @post a family of r row members and c column members of w columns each adds r x c
-/// runs where its rows are whole on the walked side(s), r x c x w where they are not.
-/// Example: 8 x 8 matrix, 4 x 4 source tiles, 2 x 2 target tiles, one rank: every row piece
-/// (2 rows) is half a source column and a whole target column: 16 segments of 2 columns,
-/// local runs 32 (source side gapped).
-inline CopyRuns contiguous_runs(const Plan& plan) {
-  // Per tile: the offset of the first piece seen, and whether another offset was seen.
-  struct Seen {
-    index_t offset = 0;
-    bool cut = false;
-  };
-  std::unordered_map<index_t, Seen> src, dst;
-  const auto see = [](std::unordered_map<index_t, Seen>& tiles, index_t tile, index_t offset) {
-    const auto [it, fresh] = tiles.try_emplace(tile, Seen{offset, false});
-    if (!fresh && it->second.offset != offset) it->second.cut = true;
-  };
-  for (const PieceGroup& g : plan.row_groups)
-    for (index_t t = 0; t < g.count; ++t) {
-      see(src, g.src_tile + t * g.src_tile_step, g.src_offset);
-      see(dst, g.dst_tile + t * g.dst_tile_step, g.dst_offset);
-    }
-  // Per row group, prefix counts of its members whole on the source side, the target
-  // side, and both.
-  std::vector<std::vector<index_t>> whole(plan.row_groups.size() * 3);
-  for (std::size_t k = 0; k < plan.row_groups.size(); ++k) {
-    const PieceGroup& g = plan.row_groups[k];
-    for (int side = 0; side < 3; ++side) whole[3 * k + side].assign(g.count + 1, 0);
-    for (index_t t = 0; t < g.count; ++t) {
-      const bool s = !src[g.src_tile + t * g.src_tile_step].cut;
-      const bool d = !dst[g.dst_tile + t * g.dst_tile_step].cut;
-      const auto u = static_cast<std::size_t>(t);
-      whole[3 * k][u + 1] = whole[3 * k][u] + (s ? 1 : 0);
-      whole[3 * k + 1][u + 1] = whole[3 * k + 1][u] + (d ? 1 : 0);
-      whole[3 * k + 2][u + 1] = whole[3 * k + 2][u] + (s && d ? 1 : 0);
-    }
-  }
-  const auto runs = [&](const FamilyList& list, int side) {
-    index_t n = 0;
-    for (const BlockFamily& f : list.families) {
-      const std::vector<index_t>& w =
-          whole[3 * static_cast<std::size_t>(f.rows.group) + static_cast<std::size_t>(side)];
-      const index_t whole_rows = w[static_cast<std::size_t>(f.rows.first + f.rows.count)] -
-                                 w[static_cast<std::size_t>(f.rows.first)];
-      const index_t width = plan.col_groups[static_cast<std::size_t>(f.cols.group)].length;
-      n += f.cols.count * (whole_rows + (f.rows.count - whole_rows) * width);
-    }
-    return n;
-  };
-  return CopyRuns{runs(plan.send, 0), runs(plan.recv, 1), runs(plan.local, 2)};
-}
 
 /// Rank plan.rank's load with its peers on nodes node_of_rank (one entry per rank of
 /// plan.comm_size), for elements of `element_bytes`; `node_ranks`: the ranks on its node,
