@@ -225,7 +225,8 @@ double ping_pong(const boost::mpi::communicator& comm, int peer, index_t bytes, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  boost::mpi::environment env(argc, argv);
+  // Serialized: REDIST_PROGRESS=thread may give an execution a progress thread.
+  boost::mpi::environment env(argc, argv, boost::mpi::threading::serialized);
   boost::mpi::communicator world;
   for (int k = 1; k < argc; ++k)
     if (std::string(argv[k]) == "--help" || std::string(argv[k]) == "-h") {

@@ -103,7 +103,8 @@ void report(const boost::mpi::communicator& world, const std::string& line) {
 
 int main(int argc, char** argv) {
   using namespace redist_run;
-  boost::mpi::environment env(argc, argv);
+  // Serialized: REDIST_PROGRESS=thread may give an execution a progress thread.
+  boost::mpi::environment env(argc, argv, boost::mpi::threading::serialized);
   boost::mpi::communicator world;
   // Help before Kokkos sees the command line. A help request on any rank is one on every
   // rank (an MPMD launch may give it to one only): no rank goes on to wait for the others.

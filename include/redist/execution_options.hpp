@@ -86,6 +86,22 @@ struct PolicyNames<InterNodeSchedule> {
   static constexpr const char* unknown = "unknown inter-node schedule";
 };
 
+/// Who drives an execution between start() and wait() (docs/overlap.md).
+enum class ProgressPolicy : int {
+  caller = 0,  ///< the caller's test() and wait() calls
+  thread = 1   ///< a progress thread of the rank, started by start() and joined by wait()
+};
+
+template <>
+struct PolicyNames<ProgressPolicy> {
+  static constexpr ProgressPolicy all[] = {ProgressPolicy::caller, ProgressPolicy::thread};
+  static constexpr const char* names[] = {"caller", "thread"};
+  static constexpr const char* enumerators[] = {"caller", "thread"};
+  static constexpr const char* type = "ProgressPolicy";
+  static constexpr const char* what = "progress policy";
+  static constexpr const char* unknown = "unknown progress policy";
+};
+
 /// The value's position in PolicyNames<E>::all, or -1 for a value out of range.
 template <class E>
 constexpr int policy_index(E v) {
@@ -172,6 +188,20 @@ struct ExecutionOptions {
   /// 0 (automatic): from the caches (detail/cpu_caches.hpp), so that every ring of the
   /// node in use fits half the shared cache. Agreed as the smallest over the ranks.
   index_t ring_slot_bytes = 0;
+
+  /// Point-to-point messages described to MPI as derived datatypes over the matrices' own
+  /// runs: sent from the source and received into the target, no pack, no unpack on that
+  /// side (transport/chunk_datatypes.hpp; per chunk, where it only copies and its runs are
+  /// not tiny). automatic: messages to and from other nodes; on: every point-to-point
+  /// message; off: every message packed.
+  Toggle mpi_datatypes = Toggle::automatic;
+
+  /// Who copies and drives MPI between start() and wait(). thread: start() hands the rest
+  /// of the execution to a thread of its own, so that it overlaps the caller's computation
+  /// where the rank has a spare core; needs MPI initialized with at least
+  /// MPI_THREAD_SERIALIZED, and the caller must not call MPI until wait() unless it is
+  /// MPI_THREAD_MULTIPLE. redistribute() and run() always run on the caller's thread.
+  ProgressPolicy progress = ProgressPolicy::caller;
 
   /// These options with every REDIST_* variable that is set applied on top, validated.
   /// @throws invalid_argument naming the variable and its value if one is malformed, or
@@ -267,6 +297,10 @@ struct OptionFields<ExecutionOptions> {
                    "REDIST_RING_SLOT_BYTES",
                    Integer{0, index_t{1} << 30, "ring slot size must be >= 0 (0: automatic)",
                            "ring slot size above the most allowed, 1 GiB"}),
+      option_field("ExecutionOptions::mpi_datatypes", &O::mpi_datatypes, "REDIST_MPI_DATATYPES",
+                   ToggleKind{}),
+      option_field("ExecutionOptions::progress", &O::progress, "REDIST_PROGRESS",
+                   PolicyKind<ProgressPolicy>{}),
   };
 };
 

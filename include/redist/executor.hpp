@@ -16,12 +16,16 @@
 /// its messages; each test() copies about test_chunks chunks (packs, unpacks, local
 /// copies) and never blocks; wait() runs the rest, blocking on MPI. So a caller that
 /// computes and calls test() now and then keeps the move going without being held long.
+/// With ExecutionOptions::progress = thread, start() hands the whole loop to the rank's
+/// progress thread (engine/progress_thread.hpp) instead: test() only asks whether it is
+/// done, wait() blocks until it is.
 ///
 /// What it runs is wired once, collectively, when it is constructed (engine/wired.hpp):
 /// transports, buffers, task graph, copies and schedule. The executor keeps the loop and
 /// the state of the execution in progress.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstddef>
@@ -40,6 +44,7 @@
 
 #include <redist/compiled_engine.hpp>
 #include <redist/copy/host_primitives.hpp>
+#include <redist/engine/progress_thread.hpp>
 #include <redist/engine/schedule_walk.hpp>
 #include <redist/engine/wired.hpp>
 #include <redist/error.hpp>
@@ -115,6 +120,13 @@ class Executor {
     };
     return {count(graph().send_transport), count(graph().recv_transport)};
   }
+  /// Chunks this rank sends and receives as MPI derived datatypes (ExecutionOptions::
+  /// mpi_datatypes, engine/mpi_described_chunks.hpp).
+  std::pair<index_t, index_t> described_chunks() const {
+    const auto& p = transports_.point_to_point;
+    return {static_cast<index_t>(p.described_sends().count()),
+            static_cast<index_t>(p.described_receives().count())};
+  }
   /// Why no message goes cross-memory although ExecutionOptions::transport asked for it;
   /// empty otherwise.
   const std::string& cross_memory_refused() const { return wired_.cross_memory_refused(); }
@@ -145,14 +157,15 @@ class Executor {
   void wait();
 
   /// Tasks of the execution in progress not completed yet (0 when none is in progress):
-  /// after start(), what test() and wait() still have to do.
-  std::size_t tasks_left() const { return running_ ? walk_.left() : 0; }
-
-  /// start() then wait().
-  void run(const execution_space& exec = execution_space{}) {
-    start(exec);
-    wait();
+  /// after start(), what test() and wait() still have to do (with a progress thread: as
+  /// it last counted them).
+  std::size_t tasks_left() const {
+    return running_ ? tasks_left_.load(std::memory_order_relaxed) : 0;
   }
+
+  /// start() then wait(), on the calling thread whatever ExecutionOptions::progress says
+  /// (nothing to overlap with).
+  void run(const execution_space& exec = execution_space{});
 
  private:
   /// The transports' view of this executor (transport::TransportEvents).
@@ -184,6 +197,7 @@ class Executor {
       const std::size_t handled = poll(block);
       const std::size_t ran = drain(budget, spent, block);
       more = handled + ran > 0 && spent < budget;
+      tasks_left_.store(walk_.left(), std::memory_order_relaxed);
     }
   }
 
@@ -305,11 +319,18 @@ class Executor {
     });
   }
 
-  void finish() {
+  /// Resets the state of the execution about to start on `exec`.
+  void begin(const execution_space& exec);
+  /// What start() copies: the first chunk of each message of batch 0, posting its receives.
+  void kick_off();
+  /// Runs what is left, blocking on MPI; returns once every task ran and every send is done.
+  void complete();
+
+  /// The sends are done and every copy is visible to the thread that ran them.
+  void settle() {
     requests_.wait_sends();
     exec_.fence();
     detail::streaming_fence();
-    running_ = false;
   }
 
   engine::Wired<T, MemorySpace> wired_;
@@ -323,18 +344,21 @@ class Executor {
   transport::RequestPool& requests_ = wired_.requests();
 
   // State of the execution in progress.
-  bool running_ = false;
+  bool running_ = false;  ///< the caller's side only
+  std::atomic<std::size_t> tasks_left_{0};
   engine::ScheduleWalk walk_;
   std::vector<std::uint8_t> packed_;    ///< per sent chunk
   std::vector<std::size_t> next_post_;  ///< next chunk of each sent message to ship
   std::vector<std::size_t> recv_left_;  ///< chunks of each received message not unpacked
+  /// Last, so that it ends (a job in progress finishing first) before the state above goes.
+  engine::ProgressThread progress_thread_;
 };
 
 // Not inline: a program that links the compiled engine (compiled_engine.hpp) takes the
 // loop from there.
 
 template <class T, class MemorySpace>
-void Executor<T, MemorySpace>::start(const execution_space& exec) {
+void Executor<T, MemorySpace>::begin(const execution_space& exec) {
   if (running_) throw error("redist: start() called while an execution is in progress");
   wired_.use(exec);
   running_ = true;
@@ -345,7 +369,12 @@ void Executor<T, MemorySpace>::start(const execution_space& exec) {
     recv_left_.push_back(graph_.recv.begin[m + 1] - graph_.recv.begin[m]);
   requests_.clear();
   walk_.reset(graph_, schedule_);
+  tasks_left_.store(walk_.left(), std::memory_order_relaxed);
   transports_.for_each([](auto& t) { t.begin(); });
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::kick_off() {
   index_t first = 0;  // the first chunk of each message of batch 0 that is packed
   for (std::size_t m = 0; m < plan_.send.messages.size(); ++m)
     if (plan_.send.messages[m].batch == 0 && !reads_in_place(graph_.send_transport[m]) &&
@@ -355,17 +384,7 @@ void Executor<T, MemorySpace>::start(const execution_space& exec) {
 }
 
 template <class T, class MemorySpace>
-bool Executor<T, MemorySpace>::test(std::size_t chunks) {
-  if (!running_) return true;
-  const index_t budget = static_cast<index_t>(chunks) * chunk_elements();
-  progress(budget, false);
-  if (walk_.left() == 0 && requests_.test_sends()) finish();
-  return !running_;
-}
-
-template <class T, class MemorySpace>
-void Executor<T, MemorySpace>::wait() {
-  if (!running_) return;
+void Executor<T, MemorySpace>::complete() {
   progress(unlimited, true);
   // Completed requests and the rings' counters (which no request stands for) are both
   // taken by poll(); the wait gives up after the progress timeout without either.
@@ -385,7 +404,55 @@ void Executor<T, MemorySpace>::wait() {
       std::this_thread::yield();
     }
   }
-  finish();
+  settle();
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::start(const execution_space& exec) {
+  begin(exec);
+  if (options().progress == ProgressPolicy::thread) {
+    progress_thread_.launch([this] {
+      kick_off();
+      complete();
+    });
+    return;
+  }
+  kick_off();
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::run(const execution_space& exec) {
+  begin(exec);
+  kick_off();
+  wait();
+}
+
+template <class T, class MemorySpace>
+bool Executor<T, MemorySpace>::test(std::size_t chunks) {
+  if (!running_) return true;
+  if (progress_thread_.launched()) {
+    if (!progress_thread_.done()) return false;
+    progress_thread_.join();  // rethrows what the thread threw
+    running_ = false;
+    return true;
+  }
+  const index_t budget = static_cast<index_t>(chunks) * chunk_elements();
+  progress(budget, false);
+  if (walk_.left() == 0 && requests_.test_sends()) {
+    settle();
+    running_ = false;
+  }
+  return !running_;
+}
+
+template <class T, class MemorySpace>
+void Executor<T, MemorySpace>::wait() {
+  if (!running_) return;
+  if (progress_thread_.launched())
+    progress_thread_.join();  // rethrows what the thread threw
+  else
+    complete();
+  running_ = false;
 }
 
 }  // namespace redist

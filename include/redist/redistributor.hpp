@@ -145,17 +145,22 @@ class Redistributor {
   void redistribute(const execution_space& exec = execution_space{}) { executor_->run(exec); }
   /// Opens the first batch (posts its receives) and packs and sends the first chunk of
   /// each of its messages; returns without waiting. The caller may compute meanwhile,
-  /// calling test() now and then: test() does the rest a bounded part at a time.
-  /// @pre no execution in progress.
+  /// calling test() now and then: test() does the rest a bounded part at a time. With
+  /// ExecutionOptions::progress = thread, hands the whole execution to the rank's
+  /// progress thread instead (docs/overlap.md). @pre no execution in progress.
   void start(const execution_space& exec = execution_space{}) { executor_->start(exec); }
   /// Advances the execution without blocking: MPI progress, what arrived, and about
   /// `chunks` chunks' worth of packs, unpacks and local copies (ExecutionOptions::
-  /// chunk_bytes each); true once it is complete.
+  /// chunk_bytes each); true once it is complete. With a progress thread: only whether
+  /// it is done (rethrowing what the thread threw).
   bool test(std::size_t chunks = Executor<value_type, memory_space>::test_chunks) {
     return executor_->test(chunks);
   }
-  /// Completes what start() began.
+  /// Completes what start() began (with a progress thread: blocks until it is done and
+  /// rethrows what it threw).
   void wait() { executor_->wait(); }
+  /// Whether an execution started and wait() (or a test() that said true) has not ended it.
+  bool running() const { return executor_->running(); }
   /// Tasks of the execution in progress that test() or wait() still have to complete (0
   /// when none is in progress).
   std::size_t tasks_left() const { return executor_->tasks_left(); }
@@ -221,6 +226,9 @@ class Redistributor {
   /// Messages this rank sends and receives that travel as `how` (chosen when the
   /// Redistributor was built or rebound; docs/transports.md).
   std::pair<index_t, index_t> messages(Transport how) const { return executor_->messages(how); }
+  /// Chunks this rank sends from its source and receives into its target as MPI derived
+  /// datatypes (ExecutionOptions::mpi_datatypes): sent, received.
+  std::pair<index_t, index_t> described_chunks() const { return executor_->described_chunks(); }
   /// Why no message goes cross-memory although ExecutionOptions::transport asked for it
   /// (the kernel's refusal: they went through the node window); empty otherwise.
   const std::string& cross_memory_refused() const { return executor_->cross_memory_refused(); }

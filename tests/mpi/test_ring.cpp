@@ -6,7 +6,7 @@
 // matrix, and a peer that stops consuming its ring ends every rank in the progress
 // timeout's error. Only where the ranks share one node and keep node-local paths (the TCP
 // and small-message legs send everything point to point; simulated nodes send between them
-// point to point).
+// point to point). The stalled ring ends the same way when a progress thread drives it.
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -163,24 +163,30 @@ TEST_CASE("mpi: a peer that stops consuming its ring ends every rank in the prog
   const boost::mpi::communicator& comm = m.comm;
   const int np = m.np;
   Small &a = m.a, &b = m.b;
-  fill_source(a);
-  fill_sentinel(b);
-  ExecutionOptions o = small_rings();
-  o.progress_timeout_seconds = 1.0;
-  Redistributor r(a, b, comm, PlanOptions{}, o);
-  const int late = np - 1;
-  // The late rank consumes nothing for 3 s: its peers' rings fill and they give up; when
-  // it comes, its peers consume nothing more, and it gives up too.
-  if (comm.rank() == late) std::this_thread::sleep_for(std::chrono::seconds(3));
-  std::string what;
-  try {
-    r.redistribute();
-  } catch (const progress_timeout_error& e) {
-    what = e.what();
+  // Driven by the caller's wait(), and by a progress thread whose error wait() rethrows.
+  for (const ProgressPolicy progress : {ProgressPolicy::caller, ProgressPolicy::thread}) {
+    CAPTURE(to_string(progress));
+    fill_source(a);
+    fill_sentinel(b);
+    ExecutionOptions o = small_rings();
+    o.progress_timeout_seconds = 1.0;
+    o.progress = progress;
+    Redistributor r(a, b, comm, PlanOptions{}, o);
+    const int late = np - 1;
+    // The late rank consumes nothing for 3 s: its peers' rings fill and they give up; when
+    // it comes, its peers consume nothing more, and it gives up too.
+    if (comm.rank() == late) std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::string what;
+    try {
+      r.start();
+      r.wait();
+    } catch (const progress_timeout_error& e) {
+      what = e.what();
+    }
+    CHECK(what.find("made no progress for 1 s") != std::string::npos);
+    if (comm.rank() != late)
+      CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);
+    comm.barrier();
+    CHECK(source_errors(a) == 0);  // the source is never written
   }
-  CHECK(what.find("made no progress for 1 s") != std::string::npos);
-  if (comm.rank() != late)
-    CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);
-  comm.barrier();
-  CHECK(source_errors(a) == 0);  // the source is never written
 }

@@ -4,7 +4,8 @@
 /// execution-space instance: one Kokkos launch over all of them, or, for a host task of
 /// fewer copies than twice the space's threads, one launch per copy over its columns, so
 /// every thread of the space takes part either way; fencing that instance waits for this
-/// work only.
+/// work only. On a rank's progress thread (detail/progress_thread_mark.hpp) host copies
+/// run in a plain loop on that thread.
 ///
 /// One runner per backend, specialised on the execution space as Kokkos specialises
 /// its ParallelFor: CopyRunner<ExecSpace, true> for spaces that read host memory (host
@@ -26,6 +27,7 @@
 #include <redist/copy/element_op.hpp>
 #include <redist/copy/host_walkers.hpp>
 #include <redist/copy/strided_copy.hpp>
+#include <redist/detail/progress_thread_mark.hpp>
 #include <redist/index.hpp>
 
 namespace redist {
@@ -55,6 +57,10 @@ struct CopyRunner<ExecSpace, true> {
   template <class T, class Put>
   static void launch(const ExecSpace& exec, const StridedCopy<T>* copies, const RowRun* runs,
                      const ColumnMember* members, Put put, std::size_t first, std::size_t end) {
+    if (detail::on_progress_thread) {  // one core of its own, not the caller's team
+      for (std::size_t k = first; k < end; ++k) detail::copy_whole(copies[k], runs, members, put);
+      return;
+    }
     const auto threads = static_cast<std::size_t>(ExecSpace::concurrency());
     if (threads > 1 && end - first < 2 * threads) {
       for (std::size_t k = first; k < end; ++k) {

@@ -124,10 +124,35 @@ class BoundCopies {
     }
   }
 
+  /// Calls f(buffer element, matrix element, length) for every run that sent chunk c's
+  /// packs copy; false (and stops) if one reads its source transposed.
+  template <class F>
+  bool for_each_sent_run(std::size_t c, F&& f) const {
+    return for_each_run(send_, c, [&](const T* from, const T* to, index_t n) { f(to, from, n); });
+  }
+  /// The same for received chunk c's unpacks (from the buffer into the matrix); false if
+  /// they do more than copy (a transform's alpha, beta, conjugation or transpose) or read
+  /// a peer's memory.
+  template <class F>
+  bool for_each_received_run(std::size_t c, F&& f) const {
+    if (!recv_.pool.op.plain() || reads_.reads(c)) return false;
+    return for_each_run(recv_, c, f);
+  }
+  /// Sent and received chunks whose packs and unpacks MPI does instead (derived datatypes,
+  /// transport/chunk_datatypes.hpp): pack() and unpack() skip them.
+  void leave_to_mpi(std::vector<bool> sent, std::vector<bool> received) {
+    mpi_packs_ = std::move(sent);
+    mpi_unpacks_ = std::move(received);
+  }
+
   /// Runs the packs of sent chunk c, the unpacks of received chunk c, local part p: one
   /// program each on `exec`.
-  void pack(const execution_space& exec, std::size_t c) const { send_.run(exec, c); }
+  void pack(const execution_space& exec, std::size_t c) const {
+    if (c < mpi_packs_.size() && mpi_packs_[c]) return;
+    send_.run(exec, c);
+  }
   void unpack(const execution_space& exec, std::size_t c) const {
+    if (c < mpi_unpacks_.size() && mpi_unpacks_[c]) return;
     if (reads_.reads(c)) {
       if (reads_.bounces()) exec.fence();  // the last chunk's copies are done with it
       reads_.read(c);
@@ -196,6 +221,25 @@ class BoundCopies {
       Kokkos::deep_copy(view, host);
     }
   };
+
+  /// f(source element, target element, length) for every run of chunk c's copies in `b`;
+  /// false if one is transposed (its runs are not contiguous in the source).
+  template <class F>
+  static bool for_each_run(const Bound& b, std::size_t c, F&& f) {
+    const RowRun* runs = b.pool.runs.data();
+    const ColumnMember* members = b.pool.members.data();
+    for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
+      const StridedCopy<T>& x = b.pool.copies[k];
+      if (x.transposed) return false;
+      for (index_t col = 0; col < x.columns(); ++col) {
+        const T* from = x.src_column(members, col);
+        const T* to = x.dst_column(members, col);
+        for (index_t r = x.run_first; r < x.run_first + x.runs; ++r)
+          f(from + runs[r].src, to + runs[r].dst, runs[r].length);
+      }
+    }
+    return true;
+  }
 
   /// Binds every slice of `d` (chunk by chunk) between two sides; the chunks of messages
   /// that `bound(m)` rejects get an empty range.
@@ -284,6 +328,7 @@ class BoundCopies {
   CrossMemoryReads<T> reads_;
   bool stream_pack_ = false;    ///< some packing uses streaming stores (copy/host_primitives.hpp)
   bool stream_target_ = false;  ///< writes into the target stream
+  std::vector<bool> mpi_packs_, mpi_unpacks_;  ///< per chunk: MPI copies it (leave_to_mpi)
 };
 
 }  // namespace redist::engine

@@ -39,7 +39,9 @@
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/matrix_sides.hpp>
+#include <redist/engine/mpi_described_chunks.hpp>
 #include <redist/engine/node_schedule.hpp>
+#include <redist/engine/progress_thread.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
@@ -241,6 +243,18 @@ class Wired {
     }
   }
 
+  /// Point-to-point chunks that MPI sends from the source or receives into the target
+  /// (engine/mpi_described_chunks.hpp): their copies skipped, their datatypes handed to
+  /// the transport.
+  void leave_chunks_to_mpi(const NodeMap& nodes) {
+    DescribedChunks d = describe_chunks_to_mpi(plan_, graph_, copies_, buffers_, options_, nodes);
+    std::vector<bool> sent(graph_.send.chunks.size()), received(graph_.recv.chunks.size());
+    for (std::size_t c = 0; c < sent.size(); ++c) sent[c] = d.sent.described(c);
+    for (std::size_t c = 0; c < received.size(); ++c) received[c] = d.received.described(c);
+    copies_.leave_to_mpi(std::move(sent), std::move(received));
+    transports_.point_to_point.describe(std::move(d.sent), std::move(d.received));
+  }
+
   /// The transports' windows, once the graph they size their notes by is built.
   void attach_transports(transport::TransportChoice<T>& choice) {
     if (choice.window)
@@ -306,6 +320,7 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
   const int somewhere = boost::mpi::all_reduce(comm_, here, boost::mpi::bitwise_or<int>());
   detail::collectively(comm_, [&] {
     options_.validate();
+    if (options_.progress == ProgressPolicy::thread) require_progress_thread_support();
     sides.emplace(srcs, dsts, transform_.transposes(), Agreed::from_bits(somewhere));
     chunks = {cut_chunks(plan_, plan_.send, chunk_limit),
               cut_chunks(plan_, plan_.recv, chunk_limit),
@@ -327,6 +342,7 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
     copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
                                           choice.peer_pid, transform_, options_);
   });
+  leave_chunks_to_mpi(nodes);
   schedule_ = compile(graph_);
   copies_.mirror();
   // What the plan costs besides the buffers: the plan, and what was compiled from it.

@@ -4,12 +4,19 @@
 /// send part into the receiver's receive part (transport/message_buffers.hpp), in pieces
 /// an int count carries. Chunks of one message leave in order, so MPI's ordering per
 /// (peer, tag) matches them to the receives posted in the same order. Device memory is
-/// staged through host mirrors unless MPI is GPU-aware.
+/// staged through host mirrors unless MPI is GPU-aware. A chunk described to MPI
+/// (transport/chunk_datatypes.hpp) goes from the source and into the target instead, as one
+/// piece: nothing is packed or unpacked for it on that side.
 
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
+#include <boost/mpi/exception.hpp>
+#include <mpi.h>
+
+#include <redist/transport/chunk_datatypes.hpp>
 #include <redist/transport/link.hpp>
 
 namespace redist::transport {
@@ -27,6 +34,14 @@ class PointToPoint {
     staging_in_ = false;  // the last execution ended with a fence
   }
 
+  /// The chunks described to MPI, sent and received (the others go packed).
+  void describe(ChunkDatatypes sent, ChunkDatatypes received) {
+    sent_ = std::move(sent);
+    received_ = std::move(received);
+  }
+  const ChunkDatatypes& described_sends() const { return sent_; }
+  const ChunkDatatypes& described_receives() const { return received_; }
+
   /// Posts a receive for every piece of every chunk of message m.
   void post_receives(std::size_t m) {
     // The receive part is reused batch after batch: MPI may write it only once the last
@@ -40,6 +55,15 @@ class PointToPoint {
     char* base = link_->buffers->wire_recv(m);
     for (std::size_t c = first; c < end; ++c) {
       const Chunk& ch = link_->messages.received_chunk(c);
+      if (received_.described(c)) {  // into the target, one piece
+        MPI_Request raw = MPI_REQUEST_NULL;
+        BOOST_MPI_CHECK_RESULT(MPI_Irecv, (MPI_BOTTOM, 1, received_[c], msg.peer,
+                                           data_tag(msg.batch), link_->comm, &raw));
+        link_->requests->post({kind, Signal::data, c}, adopt_request(link_->comm, raw),
+                              {msg.peer, ch.elements * static_cast<index_t>(sizeof(T))});
+        ++pieces_left_[c];
+        continue;
+      }
       char* at = base + ch.offset * static_cast<index_t>(sizeof(T));
       link_->for_each_piece(ch.elements, [&](index_t off, int bytes) {
         link_->requests->post({kind, Signal::data, c},
@@ -54,6 +78,14 @@ class PointToPoint {
   void ship(std::size_t c) {
     const Chunk& ch = link_->messages.sent_chunk(c);
     const Message& msg = link_->messages.sent(ch.message);
+    if (sent_.described(c)) {  // from the source, one piece
+      MPI_Request raw = MPI_REQUEST_NULL;
+      BOOST_MPI_CHECK_RESULT(
+          MPI_Isend, (MPI_BOTTOM, 1, sent_[c], msg.peer, data_tag(msg.batch), link_->comm, &raw));
+      link_->requests->post_send(adopt_request(link_->comm, raw),
+                                 {msg.peer, ch.elements * static_cast<index_t>(sizeof(T))});
+      return;
+    }
     if (link_->buffers->staged()) {
       link_->buffers->stage_out(*link_->exec, ch.message, ch.offset, ch.elements);
       link_->exec->fence();
@@ -84,7 +116,8 @@ class PointToPoint {
  private:
   const Link<T, MemorySpace>* link_;
   std::vector<index_t> pieces_left_;  ///< MPI pieces of each received chunk not in yet
-  bool staging_in_ = false;           ///< a copy from the staged receive part may be running
+  ChunkDatatypes sent_, received_;
+  bool staging_in_ = false;  ///< a copy from the staged receive part may be running
 };
 
 }  // namespace redist::transport
