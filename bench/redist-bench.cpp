@@ -315,7 +315,8 @@ void table_suites(const mpi::communicator& world, const Options& o, bool all, Re
 
 int main(int argc, char** argv) {
   using namespace bench;
-  mpi::environment env(argc, argv);
+  // Serialized: the overlap suite runs moves with a progress thread.
+  mpi::environment env(argc, argv, mpi::threading::serialized);
   Kokkos::ScopeGuard kokkos(argc, argv);
   mpi::communicator world;
   Options o;

@@ -4,6 +4,12 @@
 /// takes part), ScaLAPACK storage, with the node's shared window on and off (off only when
 /// MPI runs over TCP: then every remote byte goes through it, as between nodes).
 ///
+/// Each with the caller driving the move (test(), wait()) and with a progress thread
+/// (ExecutionOptions::progress = thread: the thread copies while the caller computes; it
+/// hides the move only where the rank has a core to spare, so run it with `--bind-to none`
+/// or several cores per rank). At 1 rank the move is local copies only, which only a
+/// progress thread can take off the caller.
+///
 /// The compute is a DAXPY on two cache-resident vectors (it does not compete with the
 /// move for memory bandwidth); its unit is calibrated in the same run to ~100 µs. Per case:
 /// - t_move: redistribute() alone;
@@ -16,6 +22,7 @@
 ///   overlap the caller's compute, so it bounds what can be hidden.
 
 #include <algorithm>
+#include <utility>
 
 #include "bench.hpp"
 #include "compute_units.hpp"
@@ -79,10 +86,6 @@ OverlapStats summarize(const mpi::communicator& comm, const std::vector<Overlapp
 
 void suite_overlap(const mpi::communicator& comm, const Options& o, Report& report) {
   const bool root = comm.rank() == 0;
-  if (comm.size() < 2) {
-    if (root) std::printf("overlap suite needs 2 ranks; skipped\n");
-    return;
-  }
   const std::string btl = mpi_btl();
   const bool tcp = btl.find("tcp") != std::string::npos && btl.find("vader") == std::string::npos &&
                    btl.find("sm") == std::string::npos;
@@ -101,7 +104,7 @@ void suite_overlap(const mpi::communicator& comm, const Options& o, Report& repo
   for (Case c : standard_cases(o)) {
     if (c.name[0] != 'a' && c.name[0] != 'd') continue;
     c.suite = "overlap";
-    if (np > 2) {  // every rank takes part: 1 x P -> P x 1 (a), P x 1 -> 1 x P (d)
+    if (np != 2) {  // every rank takes part: 1 x P -> P x 1 (a), P x 1 -> 1 x P (d)
       const std::string p = std::to_string(np);
       if (c.name[0] == 'a') {
         c.qs = c.pt = np;
@@ -111,10 +114,12 @@ void suite_overlap(const mpi::communicator& comm, const Options& o, Report& repo
         c.name = "d 128x96@" + p + "x1->100x70@1x" + p;
       }
     }
-    for (const bool window : {true, false}) {
-      if (window && tcp) continue;  // over TCP: what goes between nodes, no node window
+    for (const auto [window, thread] : {std::pair{true, false}, std::pair{false, false},
+                                        std::pair{true, true}, std::pair{false, true}}) {
+      if (window && tcp) continue;       // over TCP: what goes between nodes, no node window
+      if (!window && np == 1) continue;  // one rank: nothing between ranks
       Case cw = c;
-      cw.name = c.name + (window ? " window" : " no-window");
+      cw.name = c.name + (window ? " window" : " no-window") + (thread ? " thread" : "");
       if (!selected(o, cw.name)) continue;
       Result res;
       res.c = cw;
@@ -124,6 +129,7 @@ void suite_overlap(const mpi::communicator& comm, const Options& o, Report& repo
       fill_sentinel(b);
       redist::ExecutionOptions exec;
       exec.shared_window = window;
+      if (thread) exec.progress = redist::ProgressPolicy::thread;
       const double t_setup = now();
       redist::Redistributor r(a, b, comm, redist::Region::whole({c.M, c.N}), {}, exec);
       res.stats.plan_seconds = max_over(comm, now() - t_setup);
@@ -182,7 +188,9 @@ void suite_overlap(const mpi::communicator& comm, const Options& o, Report& repo
                    {"hidden_wait_seconds", st2.wait},
                    {"hidden_inside_seconds", st2.inside},
                    {"hidden_test_calls_to_complete", st2.calls}};
-      res.labels = {{"window", window ? "on" : "off"}, {"btl", btl}};
+      res.labels = {{"window", window ? "on" : "off"},
+                    {"progress", thread ? "thread" : "caller"},
+                    {"btl", btl}};
       res.b_memcpy = b_memcpy_of_run(comm, o);
       if (root) {
         std::printf("%-32s %8.4f %8.4f %8.4f %6.2f | %8.4f %8.4f %6.1f%% %8.4f %8.4f %6.0f %s\n",
