@@ -2,8 +2,9 @@
 # Predicted against measured (issue 45, point 4): the standard cases a-d on N ranks of this
 # node, each right after its own redist-calibrate (a shared machine's memory bandwidth moves
 # by 2-3x within minutes), with redist-run --machine, through the node window (pack and
-# unpack: the machine's shm bandwidth set to 0, no transfer term) and point to point (pack, MPI,
-# unpack: the measured shm bandwidth); prints a Markdown table whose ratio is predicted over
+# unpack: the machine's shm bandwidth set to 0, no transfer term, pack and unpack within the
+# node at the calibrated ring rate) and point to point (pack, MPI, unpack: the measured shm
+# bandwidth; the ring rate unused); prints a Markdown table whose ratio is predicted over
 # the median of 5 runs (issue 45), and the load average before and after. Each case is
 # calibrated again after it (OUT_DIR/after/), so that bench/predict_summary.py can tell the
 # rows where the machine held still from those where it moved. Run it alone on the machine:
@@ -39,7 +40,7 @@ cases=(
   "d 4000x6000/128x96/bc:$g2 4000x6000/100x70/bc:$g1"
 )
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-echo "| case | ranks | transport | measured median / min s | predicted s | predicted / median | critical rank: largest terms; their runs' part | B_memcpy GB/s, c_run ns, B_shm GB/s |"
+echo "| case | ranks | transport | measured median / min s | predicted s | predicted / median | critical rank: largest terms; their runs' part | B_memcpy GB/s, c_run ns, B_shm GB/s, B_ring GB/s |"
 echo "|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
   read -r name src dst <<<"$c"
@@ -58,11 +59,12 @@ p = j["predicted_s"]
 terms = j["predicted"]["terms"]
 top = sorted(((v, k) for k, v in terms.items() if v > 0), reverse=True)[:3]
 m = j["predicted"]["machine"]
-print("| %s | %s | %s | %.4f / %.4f | %.4f | %.2f | %d: %s; runs %.4f | %.1f, %.1f, %.1f |" % (
+print("| %s | %s | %s | %.4f / %.4f | %.4f | %.2f | %d: %s; runs %.4f | %.1f, %.1f, %.1f, %.1f |" % (
     sys.argv[2], sys.argv[3], sys.argv[4], t["median"], t["min"], p, p / t["median"],
     j["predicted"]["critical_rank"], ", ".join("%s %.4f" % (k, v) for v, k in top),
     j["predicted"].get("runs_s", 0),
-    m["memcpy_bytes_per_s"] * 1e-9, m.get("copy_run_s", 0) * 1e9, m["shm_bytes_per_s"] * 1e-9))
+    m["memcpy_bytes_per_s"] * 1e-9, m.get("copy_run_s", 0) * 1e9, m["shm_bytes_per_s"] * 1e-9,
+    m.get("ring_bytes_per_s", 0) * 1e-9 if m["shm_bytes_per_s"] == 0 else 0))
 PY
   done
   calibrate "$name-after"

@@ -17,6 +17,11 @@
 //                        move's messages are) each way between pairs of ranks of each node,
 //                        every pair at once (MPI over shared memory, competing for memory
 //                        as in a move), over the median round's time, times s
+//   ring_bytes_per_s     pairs of ranks of each node (sharing memory) packing --bytes each
+//                        into a ring of the node window's slots (4, sized from the caches as
+//                        the engine sizes them) and unpacking the partner's out of its ring,
+//                        every pair at once: 2 x bytes over the median round's time, times s
+//                        (the rate of a copy whose write and read meet in the cache)
 //   link_latency_s       half a round trip of 8 bytes and of --message-bytes between rank 0
 //   link_bytes_per_s     and the first rank of another node (0 when the job spans one node)
 //
@@ -25,9 +30,12 @@
 // Nodes are redist's (topology.hpp: ranks that share memory, or REDIST_RANKS_PER_NODE=k).
 // Exit status: 0, or 2 for bad input (one line on rank 0 naming the option).
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sched.h>
 #include <string>
 #include <unistd.h>
 #include <utility>
@@ -38,11 +46,14 @@
 #include <boost/mpi/environment.hpp>
 #include <mpi.h>
 
+#include <redist/copy/host_primitives.hpp>
 #include <redist/cost_model.hpp>
+#include <redist/detail/cpu_caches.hpp>
 #include <redist/tools/command_line.hpp>
 #include <redist/tools/machine_spec.hpp>
 #include <redist/tools/spec_parser.hpp>
 #include <redist/topology.hpp>
+#include <redist/transport/ring_slots.hpp>
 
 namespace {
 
@@ -195,6 +206,93 @@ double exchange_seconds(const boost::mpi::communicator& comm, const redist::Node
   return median_round(comm, rounds, round) / trips;
 }
 
+/// Pairs of ranks that share memory (in rank order of the node; an odd one out idles) move
+/// `bytes` each way through rings as the node window's (transport/ring_slots.hpp): each
+/// packs its source, a slot at a time, into a ring of default_ring_slots slots sized from
+/// the caches as the engine sizes them, announces each slot through a counter in shared
+/// memory, and unpacks its partner's slots into its target as they come (streaming stores,
+/// as the engine's unpack into a large target), acking each through a counter. Every pair
+/// at once; the seconds of the median round (the slowest rank's), 0 when no two ranks
+/// share memory. The pack writes into the cache and the unpack reads from it: what the
+/// model's ring rate is (cost_model.hpp).
+double ring_seconds(const boost::mpi::communicator& comm, index_t bytes, int rounds) {
+  MPI_Comm shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &shared);
+  int me = 0, ranks = 1;
+  MPI_Comm_rank(shared, &me);
+  MPI_Comm_size(shared, &ranks);
+  const int partner = (me ^ 1) < ranks ? me ^ 1 : -1;
+  const int pairs =
+      boost::mpi::all_reduce(comm, partner >= 0 && me % 2 == 0 ? 1 : 0, std::plus<int>());
+  const index_t slots = redist::transport::default_ring_slots;
+  const index_t slot =
+      redist::transport::automatic_slot_bytes(redist::detail::cpu_caches(), ranks, slots);
+  // Two counters (shipped by me, acked of my partner's), each on a line of its own, then
+  // the slots, page-aligned.
+  constexpr index_t head = 4096;
+  char* base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate_shared(static_cast<MPI_Aint>(partner >= 0 ? head + slots * slot : 0), 1,
+                          MPI_INFO_NULL, shared, &base, &win);
+  double t = 0;
+  if (pairs > 0) {
+    char* theirs = nullptr;
+    if (partner >= 0) {
+      MPI_Aint size = 0;
+      int unit = 0;
+      MPI_Win_shared_query(win, partner, &size, &unit, &theirs);
+      std::memset(base, 0, static_cast<std::size_t>(head + slots * slot));
+    }
+    const index_t chunks = std::max<index_t>(1, bytes / slot);
+    std::vector<char> src(static_cast<std::size_t>(partner >= 0 ? chunks * slot : 0), 5),
+        dst(src.size());
+    std::memset(dst.data(), 0, dst.size());  // pages present
+    using Counter = std::atomic_ref<std::uint64_t>;
+    const auto counter = [](char* window, int k) {
+      return Counter(*reinterpret_cast<std::uint64_t*>(window + 64 * k));
+    };
+    std::uint64_t done = 0;  // chunks each way of the rounds before (the counters run on)
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    comm.barrier();  // counters zeroed everywhere
+    const auto round = [&](int) {
+      if (partner < 0) return;
+      Counter shipped = counter(base, 0), acked = counter(base, 1);
+      Counter their_shipped = counter(theirs, 0), their_acked = counter(theirs, 1);
+      std::uint64_t sent = done, received = done;
+      const std::uint64_t end = done + static_cast<std::uint64_t>(chunks);
+      while (sent < end || received < end) {
+        bool moved = false;
+        if (sent < end && sent - their_acked.load(std::memory_order_acquire) <
+                              static_cast<std::uint64_t>(slots)) {
+          std::memcpy(base + head + static_cast<index_t>(sent % slots) * slot,
+                      src.data() + static_cast<index_t>(sent - done) * slot,
+                      static_cast<std::size_t>(slot));
+          shipped.store(++sent, std::memory_order_release);
+          moved = true;
+        }
+        if (received < end && their_shipped.load(std::memory_order_acquire) > received) {
+          redist::detail::copy_streaming(
+              dst.data() + static_cast<index_t>(received - done) * slot,
+              theirs + head + static_cast<index_t>(received % slots) * slot,
+              static_cast<std::size_t>(slot));
+          acked.store(++received, std::memory_order_release);
+          moved = true;
+        }
+        if (!moved) sched_yield();  // as the engine's waits: ranks may share a core
+      }
+      redist::detail::streaming_fence();
+      done = end;
+    };
+    round(0);  // warm-up: the slots' and the target's pages
+    t = median_round(comm, rounds, round) * static_cast<double>(bytes) /
+        static_cast<double>(chunks * slot);
+    MPI_Win_unlock_all(win);
+  }
+  MPI_Win_free(&win);
+  MPI_Comm_free(&shared);
+  return t;
+}
+
 /// Half the round trip of `bytes` between rank 0 and rank `peer` (0: none), the best of
 /// `rounds` x `trips`; collective, 0 on ranks other than 0.
 double ping_pong(const boost::mpi::communicator& comm, int peer, index_t bytes, int rounds,
@@ -271,10 +369,12 @@ int main(int argc, char** argv) {
   const int trips = 200;
   m.shm_latency_s = ping_pong(world, same, 8, o.repeat, trips);
   const double shm_t = exchange_seconds(world, nodes, o.message_bytes, o.repeat, 10);
+  const double ring_t = ring_seconds(world, o.bytes, o.repeat);
   m.link_latency_s = ping_pong(world, other, 8, o.repeat, trips);
   const double link_t = ping_pong(world, other, o.message_bytes, o.repeat, 10);
   if (world.rank() != 0) return 0;
   m.shm_bytes_per_s = shm_t > 0 ? static_cast<double>(o.message_bytes) / shm_t * share : 0;
+  m.ring_bytes_per_s = ring_t > 0 ? 2.0 * static_cast<double>(o.bytes) / ring_t * share : 0;
   m.link_bytes_per_s = link_t > 0 ? static_cast<double>(o.message_bytes) / link_t : 0;
   std::printf("redist-calibrate: %d ranks on %d nodes\n", world.size(), nodes.nodes);
   std::printf("  cores    %g a node, %d ranks on rank 0's: copies shared %.2fx\n", m.cores_per_node,
@@ -291,6 +391,10 @@ int main(int argc, char** argv) {
   if (same > 0)
     std::printf("  in node  ranks 0 <-> %d: latency %.3f us; pairs exchanging at once %.3f GB/s\n",
                 same, m.shm_latency_s * 1e6, m.shm_bytes_per_s * 1e-9);
+  if (m.ring_bytes_per_s > 0)
+    std::printf(
+        "  rings    %.3f GB/s per rank while it runs, packing and unpacking (memcpy's %.2fx)\n",
+        m.ring_bytes_per_s * 1e-9, m.ring_bytes_per_s / m.memcpy_bytes_per_s);
   if (other > 0)
     std::printf("  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s\n", other,
                 m.link_latency_s * 1e6, m.link_bytes_per_s * 1e-9);
