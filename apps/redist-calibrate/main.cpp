@@ -17,11 +17,13 @@
 //                        move's messages are) each way between pairs of ranks of each node,
 //                        every pair at once (MPI over shared memory, competing for memory
 //                        as in a move), over the median round's time, times s
-//   ring_bytes_per_s     pairs of ranks of each node (sharing memory) packing --bytes each
-//                        into a ring of the node window's slots (4, sized from the caches as
-//                        the engine sizes them) and unpacking the partner's out of its ring,
-//                        every pair at once: 2 x bytes over the median round's time, times s
-//                        (the rate of a copy whose write and read meet in the cache)
+//   ring_bytes_per_s     the ranks of each node that share memory in a shift, each packing
+//                        --bytes into a ring of the node window's slots (4, sized from the
+//                        caches as the engine sizes them) for the next and unpacking the
+//                        previous one's, every rank at once, each round paired with a
+//                        memcpy of --bytes: memcpy_bytes_per_s x the median of 2 x memcpy
+//                        time / ring time (the rate of a byte through a pack and an unpack
+//                        that meet in the cache, at the memcpy rate kept above)
 //   link_latency_s       half a round trip of 8 bytes and of --message-bytes between rank 0
 //   link_bytes_per_s     and the first rank of another node (0 when the job spans one node)
 //
@@ -206,46 +208,49 @@ double exchange_seconds(const boost::mpi::communicator& comm, const redist::Node
   return median_round(comm, rounds, round) / trips;
 }
 
-/// Pairs of ranks that share memory (in rank order of the node; an odd one out idles) move
-/// `bytes` each way through rings as the node window's (transport/ring_slots.hpp): each
-/// packs its source, a slot at a time, into a ring of default_ring_slots slots sized from
-/// the caches as the engine sizes them, announces each slot through a counter in shared
-/// memory, and unpacks its partner's slots into its target as they come (streaming stores,
-/// as the engine's unpack into a large target), acking each through a counter. Every pair
-/// at once; the seconds of the median round (the slowest rank's), 0 when no two ranks
-/// share memory. The pack writes into the cache and the unpack reads from it: what the
-/// model's ring rate is (cost_model.hpp).
-double ring_seconds(const boost::mpi::communicator& comm, index_t bytes, int rounds) {
+/// B_ring over B_memcpy, measured as the node window's rings move bytes
+/// (transport/ring_slots.hpp): the ranks that share memory form a shift, each packing
+/// `bytes` of its source, a slot at a time, into a ring of default_ring_slots slots (sized
+/// from the caches as the engine sizes them) for the next rank, announcing each slot through
+/// a counter in shared memory, and unpacking the previous rank's slots into its target as
+/// they come (streaming stores, as the engine's unpack into a large target), acking each
+/// through a counter; every rank at once, as in one of the engine's rounds. Each round is
+/// paired with a memcpy of `bytes` right after it, every rank at once, so that the ratio
+/// is taken at that moment's memory bandwidth (a shared machine's moves by 2x within
+/// minutes): the median over the rounds of 2 x memcpy time / ring time (the slowest rank's
+/// each), the ring's rate of a byte through both copies over memcpy's. 0 when no two ranks
+/// share memory.
+double ring_over_memcpy(const boost::mpi::communicator& comm, index_t bytes, int rounds) {
   MPI_Comm shared = MPI_COMM_NULL;
   MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &shared);
   int me = 0, ranks = 1;
   MPI_Comm_rank(shared, &me);
   MPI_Comm_size(shared, &ranks);
-  const int partner = (me ^ 1) < ranks ? me ^ 1 : -1;
-  const int pairs =
-      boost::mpi::all_reduce(comm, partner >= 0 && me % 2 == 0 ? 1 : 0, std::plus<int>());
+  const bool ring = ranks > 1;
+  const int next = (me + 1) % ranks, previous = (me + ranks - 1) % ranks;
+  const int rings = boost::mpi::all_reduce(comm, ring ? 1 : 0, std::plus<int>());
   const index_t slots = redist::transport::default_ring_slots;
   const index_t slot =
       redist::transport::automatic_slot_bytes(redist::detail::cpu_caches(), ranks, slots);
-  // Two counters (shipped by me, acked of my partner's), each on a line of its own, then
-  // the slots, page-aligned.
+  // Two counters (shipped by me, acked of the previous rank's), each on a line of its own,
+  // then the slots, page-aligned.
   constexpr index_t head = 4096;
   char* base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate_shared(static_cast<MPI_Aint>(partner >= 0 ? head + slots * slot : 0), 1,
-                          MPI_INFO_NULL, shared, &base, &win);
-  double t = 0;
-  if (pairs > 0) {
-    char* theirs = nullptr;
-    if (partner >= 0) {
+  MPI_Win_allocate_shared(static_cast<MPI_Aint>(ring ? head + slots * slot : 0), 1, MPI_INFO_NULL,
+                          shared, &base, &win);
+  double ratio = 0;
+  if (rings > 0) {
+    char *to = nullptr, *from = nullptr;  // the next rank's counters, the previous one's ring
+    if (ring) {
       MPI_Aint size = 0;
       int unit = 0;
-      MPI_Win_shared_query(win, partner, &size, &unit, &theirs);
+      MPI_Win_shared_query(win, next, &size, &unit, &to);
+      MPI_Win_shared_query(win, previous, &size, &unit, &from);
       std::memset(base, 0, static_cast<std::size_t>(head + slots * slot));
     }
     const index_t chunks = std::max<index_t>(1, bytes / slot);
-    std::vector<char> src(static_cast<std::size_t>(partner >= 0 ? chunks * slot : 0), 5),
-        dst(src.size());
+    std::vector<char> src(static_cast<std::size_t>(ring ? chunks * slot : 0), 5), dst(src.size());
     std::memset(dst.data(), 0, dst.size());  // pages present
     using Counter = std::atomic_ref<std::uint64_t>;
     const auto counter = [](char* window, int k) {
@@ -255,25 +260,25 @@ double ring_seconds(const boost::mpi::communicator& comm, index_t bytes, int rou
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     comm.barrier();  // counters zeroed everywhere
     const auto round = [&](int) {
-      if (partner < 0) return;
+      if (!ring) return;
       Counter shipped = counter(base, 0), acked = counter(base, 1);
-      Counter their_shipped = counter(theirs, 0), their_acked = counter(theirs, 1);
+      Counter next_acked = counter(to, 1), previous_shipped = counter(from, 0);
       std::uint64_t sent = done, received = done;
       const std::uint64_t end = done + static_cast<std::uint64_t>(chunks);
       while (sent < end || received < end) {
         bool moved = false;
-        if (sent < end && sent - their_acked.load(std::memory_order_acquire) <
-                              static_cast<std::uint64_t>(slots)) {
+        if (sent < end &&
+            sent - next_acked.load(std::memory_order_acquire) < static_cast<std::uint64_t>(slots)) {
           std::memcpy(base + head + static_cast<index_t>(sent % slots) * slot,
                       src.data() + static_cast<index_t>(sent - done) * slot,
                       static_cast<std::size_t>(slot));
           shipped.store(++sent, std::memory_order_release);
           moved = true;
         }
-        if (received < end && their_shipped.load(std::memory_order_acquire) > received) {
+        if (received < end && previous_shipped.load(std::memory_order_acquire) > received) {
           redist::detail::copy_streaming(
               dst.data() + static_cast<index_t>(received - done) * slot,
-              theirs + head + static_cast<index_t>(received % slots) * slot,
+              from + head + static_cast<index_t>(received % slots) * slot,
               static_cast<std::size_t>(slot));
           acked.store(++received, std::memory_order_release);
           moved = true;
@@ -284,13 +289,20 @@ double ring_seconds(const boost::mpi::communicator& comm, index_t bytes, int rou
       done = end;
     };
     round(0);  // warm-up: the slots' and the target's pages
-    t = median_round(comm, rounds, round) * static_cast<double>(bytes) /
-        static_cast<double>(chunks * slot);
+    std::vector<double> ratios;
+    for (int k = 0; k < rounds; ++k) {
+      const double t_ring = median_round(comm, 1, round);
+      const double t_memcpy = median_round(comm, 1, [&](int) {
+        if (ring) std::memcpy(dst.data(), src.data(), src.size());
+      });
+      ratios.push_back(2 * t_memcpy / t_ring);
+    }
+    ratio = median(ratios);
     MPI_Win_unlock_all(win);
   }
   MPI_Win_free(&win);
   MPI_Comm_free(&shared);
-  return t;
+  return ratio;
 }
 
 /// Half the round trip of `bytes` between rank 0 and rank `peer` (0: none), the best of
@@ -369,12 +381,12 @@ int main(int argc, char** argv) {
   const int trips = 200;
   m.shm_latency_s = ping_pong(world, same, 8, o.repeat, trips);
   const double shm_t = exchange_seconds(world, nodes, o.message_bytes, o.repeat, 10);
-  const double ring_t = ring_seconds(world, o.bytes, o.repeat);
+  const double ring_ratio = ring_over_memcpy(world, o.bytes, o.repeat);
   m.link_latency_s = ping_pong(world, other, 8, o.repeat, trips);
   const double link_t = ping_pong(world, other, o.message_bytes, o.repeat, 10);
   if (world.rank() != 0) return 0;
   m.shm_bytes_per_s = shm_t > 0 ? static_cast<double>(o.message_bytes) / shm_t * share : 0;
-  m.ring_bytes_per_s = ring_t > 0 ? 2.0 * static_cast<double>(o.bytes) / ring_t * share : 0;
+  m.ring_bytes_per_s = ring_ratio * m.memcpy_bytes_per_s;
   m.link_bytes_per_s = link_t > 0 ? static_cast<double>(o.message_bytes) / link_t : 0;
   std::printf("redist-calibrate: %d ranks on %d nodes\n", world.size(), nodes.nodes);
   std::printf("  cores    %g a node, %d ranks on rank 0's: copies shared %.2fx\n", m.cores_per_node,
