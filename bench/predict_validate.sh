@@ -54,9 +54,10 @@ calibrate() {  # calibrate NAME: $out/machine-$np-NAME.json and its -window twin
   [[ $1 == *-after ]] && m=$out/after/machine-$np-${1%-after}.json && mkdir -p "$out/after"
   launch "$build/apps/redist-calibrate" --json "$m" >&2
   # The node window copies nothing but pack and unpack: no shm transfer term. On the cluster
-  # the nodes share this machine's cores: a node has its share of them, and the rates
-  # measured per running rank are rescaled to it (calibrate took the whole machine's).
-  python3 - "$m" "${m%.json}-window.json" "$(nproc)" "${nodes:-0}" <<'PY'
+  # the nodes share this machine's cores: a node has its share of them (not nproc, which
+  # follows OMP_NUM_THREADS), and the rates per running rank are rescaled to it (calibrate
+  # took the whole machine's); the copy terms, s x bytes / rate, stay what was measured.
+  python3 - "$m" "${m%.json}-window.json" "$(getconf _NPROCESSORS_ONLN)" "${nodes:-0}" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 cores, nodes = float(sys.argv[3]), int(sys.argv[4])
