@@ -64,7 +64,8 @@ using redist::index_t;
 
 constexpr OptionInfo option_table[] = {
     {"--bytes", "", "N", "268435456",
-     "bytes each rank copies per memcpy round, >= 4096 (larger than the caches)"},
+     "bytes each rank copies per memcpy round and passes through the rings, >= 4096 (larger "
+     "than the caches)"},
     {"--message-bytes", "", "N", "33554432",
      "bytes of the exchange's and ping-pong's bandwidth message, >= 1"},
     {"--repeat", "", "N", "5",
@@ -76,7 +77,8 @@ constexpr OptionInfo option_table[] = {
 
 constexpr const char* help_intro =
     R"(redist-calibrate: measure memcpy and strided copies of short runs with every rank
-copying, the cores a node's ranks share, pairs of ranks exchanging within a node, and
+copying, the cores a node's ranks share, pairs of ranks exchanging within a node, the
+ranks of a node passing bytes through rings of cache-sized slots (the node window's), and
 ping-pong latency and bandwidth between nodes, for redist-run --machine and redist-plan
 --machine (the cost model's Machine, docs/cost-model.md).
 
@@ -209,7 +211,7 @@ double exchange_seconds(const boost::mpi::communicator& comm, const redist::Node
 }
 
 /// B_ring over B_memcpy, measured as the node window's rings move bytes
-/// (transport/ring_slots.hpp): the ranks that share memory form a shift, each packing
+/// (transport/ring_slots.hpp): the ranks of a node that share memory form a shift, each packing
 /// `bytes` of its source, a slot at a time, into a ring of default_ring_slots slots (sized
 /// from the caches as the engine sizes them) for the next rank, announcing each slot through
 /// a counter in shared memory, and unpacking the previous rank's slots into its target as
@@ -220,9 +222,15 @@ double exchange_seconds(const boost::mpi::communicator& comm, const redist::Node
 /// minutes): the median over the rounds of 2 x memcpy time / ring time (the slowest rank's
 /// each), the ring's rate of a byte through both copies over memcpy's. 0 when no two ranks
 /// share memory.
-double ring_over_memcpy(const boost::mpi::communicator& comm, index_t bytes, int rounds) {
-  MPI_Comm shared = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &shared);
+double ring_over_memcpy(const boost::mpi::communicator& comm, const redist::NodeMap& nodes,
+                        index_t bytes, int rounds) {
+  // The ranks of one of redist's nodes that also share memory (REDIST_RANKS_PER_NODE may
+  // cut a machine into several nodes): the engine's rings run only there.
+  MPI_Comm machine = MPI_COMM_NULL, shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &machine);
+  MPI_Comm_split(machine, nodes.node_of_rank[static_cast<std::size_t>(comm.rank())], comm.rank(),
+                 &shared);
+  MPI_Comm_free(&machine);
   int me = 0, ranks = 1;
   MPI_Comm_rank(shared, &me);
   MPI_Comm_size(shared, &ranks);
@@ -381,7 +389,7 @@ int main(int argc, char** argv) {
   const int trips = 200;
   m.shm_latency_s = ping_pong(world, same, 8, o.repeat, trips);
   const double shm_t = exchange_seconds(world, nodes, o.message_bytes, o.repeat, 10);
-  const double ring_ratio = ring_over_memcpy(world, o.bytes, o.repeat);
+  const double ring_ratio = ring_over_memcpy(world, nodes, o.bytes, o.repeat);
   m.link_latency_s = ping_pong(world, other, 8, o.repeat, trips);
   const double link_t = ping_pong(world, other, o.message_bytes, o.repeat, 10);
   if (world.rank() != 0) return 0;
