@@ -17,6 +17,13 @@
 //                        move's messages are) each way between pairs of ranks of each node,
 //                        every pair at once (MPI over shared memory, competing for memory
 //                        as in a move), over the median round's time, times s
+//   ring_bytes_per_s     the ranks of each node that share memory in a shift, each packing
+//                        --bytes into a ring of the node window's slots (4, sized from the
+//                        caches as the engine sizes them) for the next and unpacking the
+//                        previous one's, every rank at once, each round paired with a
+//                        memcpy of --bytes: memcpy_bytes_per_s x the median of 2 x memcpy
+//                        time / ring time (the rate of a byte through a pack and an unpack
+//                        that meet in the cache, at the memcpy rate kept above)
 //   link_latency_s       half a round trip of 8 bytes and of --message-bytes between rank 0
 //   link_bytes_per_s     and the first rank of another node (0 when the job spans one node)
 //
@@ -25,9 +32,12 @@
 // Nodes are redist's (topology.hpp: ranks that share memory, or REDIST_RANKS_PER_NODE=k).
 // Exit status: 0, or 2 for bad input (one line on rank 0 naming the option).
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sched.h>
 #include <string>
 #include <unistd.h>
 #include <utility>
@@ -38,11 +48,14 @@
 #include <boost/mpi/environment.hpp>
 #include <mpi.h>
 
+#include <redist/copy/host_primitives.hpp>
 #include <redist/cost_model.hpp>
+#include <redist/detail/cpu_caches.hpp>
 #include <redist/tools/command_line.hpp>
 #include <redist/tools/machine_spec.hpp>
 #include <redist/tools/spec_parser.hpp>
 #include <redist/topology.hpp>
+#include <redist/transport/ring_slots.hpp>
 
 namespace {
 
@@ -51,7 +64,8 @@ using redist::index_t;
 
 constexpr OptionInfo option_table[] = {
     {"--bytes", "", "N", "268435456",
-     "bytes each rank copies per memcpy round, >= 4096 (larger than the caches)"},
+     "bytes each rank copies per memcpy round and passes through the rings, >= 4096 (larger "
+     "than the caches)"},
     {"--message-bytes", "", "N", "33554432",
      "bytes of the exchange's and ping-pong's bandwidth message, >= 1"},
     {"--repeat", "", "N", "5",
@@ -63,7 +77,8 @@ constexpr OptionInfo option_table[] = {
 
 constexpr const char* help_intro =
     R"(redist-calibrate: measure memcpy and strided copies of short runs with every rank
-copying, the cores a node's ranks share, pairs of ranks exchanging within a node, and
+copying, the cores a node's ranks share, pairs of ranks exchanging within a node, the
+ranks of a node passing bytes through rings of cache-sized slots (the node window's), and
 ping-pong latency and bandwidth between nodes, for redist-run --machine and redist-plan
 --machine (the cost model's Machine, docs/cost-model.md).
 
@@ -195,6 +210,109 @@ double exchange_seconds(const boost::mpi::communicator& comm, const redist::Node
   return median_round(comm, rounds, round) / trips;
 }
 
+/// B_ring over B_memcpy, measured as the node window's rings move bytes
+/// (transport/ring_slots.hpp): the ranks of a node that share memory form a shift, each packing
+/// `bytes` of its source, a slot at a time, into a ring of default_ring_slots slots (sized
+/// from the caches as the engine sizes them) for the next rank, announcing each slot through
+/// a counter in shared memory, and unpacking the previous rank's slots into its target as
+/// they come (streaming stores, as the engine's unpack into a large target), acking each
+/// through a counter; every rank at once, as in one of the engine's rounds. Each round is
+/// paired with a memcpy of `bytes` right after it, every rank at once, so that the ratio
+/// is taken at that moment's memory bandwidth (a shared machine's moves by 2x within
+/// minutes): the median over the rounds of 2 x memcpy time / ring time (the slowest rank's
+/// each), the ring's rate of a byte through both copies over memcpy's. 0 when no two ranks
+/// share memory.
+double ring_over_memcpy(const boost::mpi::communicator& comm, const redist::NodeMap& nodes,
+                        index_t bytes, int rounds) {
+  // The ranks of one of redist's nodes that also share memory (REDIST_RANKS_PER_NODE may
+  // cut a machine into several nodes): the engine's rings run only there.
+  MPI_Comm machine = MPI_COMM_NULL, shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &machine);
+  MPI_Comm_split(machine, nodes.node_of_rank[static_cast<std::size_t>(comm.rank())], comm.rank(),
+                 &shared);
+  MPI_Comm_free(&machine);
+  int me = 0, ranks = 1;
+  MPI_Comm_rank(shared, &me);
+  MPI_Comm_size(shared, &ranks);
+  const bool ring = ranks > 1;
+  const int next = (me + 1) % ranks, previous = (me + ranks - 1) % ranks;
+  const int rings = boost::mpi::all_reduce(comm, ring ? 1 : 0, std::plus<int>());
+  const index_t slots = redist::transport::default_ring_slots;
+  const index_t slot =
+      redist::transport::automatic_slot_bytes(redist::detail::cpu_caches(), ranks, slots);
+  // Two counters (shipped by me, acked of the previous rank's), each on a line of its own,
+  // then the slots, page-aligned.
+  constexpr index_t head = 4096;
+  char* base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate_shared(static_cast<MPI_Aint>(ring ? head + slots * slot : 0), 1, MPI_INFO_NULL,
+                          shared, &base, &win);
+  double ratio = 0;
+  if (rings > 0) {
+    char *to = nullptr, *from = nullptr;  // the next rank's counters, the previous one's ring
+    if (ring) {
+      MPI_Aint size = 0;
+      int unit = 0;
+      MPI_Win_shared_query(win, next, &size, &unit, &to);
+      MPI_Win_shared_query(win, previous, &size, &unit, &from);
+      std::memset(base, 0, static_cast<std::size_t>(head + slots * slot));
+    }
+    const index_t chunks = std::max<index_t>(1, bytes / slot);
+    std::vector<char> src(static_cast<std::size_t>(ring ? chunks * slot : 0), 5), dst(src.size());
+    std::memset(dst.data(), 0, dst.size());  // pages present
+    using Counter = std::atomic_ref<std::uint64_t>;
+    const auto counter = [](char* window, int k) {
+      return Counter(*reinterpret_cast<std::uint64_t*>(window + 64 * k));
+    };
+    std::uint64_t done = 0;  // chunks each way of the rounds before (the counters run on)
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    comm.barrier();  // counters zeroed everywhere
+    const auto round = [&](int) {
+      if (!ring) return;
+      Counter shipped = counter(base, 0), acked = counter(base, 1);
+      Counter next_acked = counter(to, 1), previous_shipped = counter(from, 0);
+      std::uint64_t sent = done, received = done;
+      const std::uint64_t end = done + static_cast<std::uint64_t>(chunks);
+      while (sent < end || received < end) {
+        bool moved = false;
+        if (sent < end &&
+            sent - next_acked.load(std::memory_order_acquire) < static_cast<std::uint64_t>(slots)) {
+          std::memcpy(base + head + static_cast<index_t>(sent % slots) * slot,
+                      src.data() + static_cast<index_t>(sent - done) * slot,
+                      static_cast<std::size_t>(slot));
+          shipped.store(++sent, std::memory_order_release);
+          moved = true;
+        }
+        if (received < end && previous_shipped.load(std::memory_order_acquire) > received) {
+          redist::detail::copy_streaming(
+              dst.data() + static_cast<index_t>(received - done) * slot,
+              from + head + static_cast<index_t>(received % slots) * slot,
+              static_cast<std::size_t>(slot));
+          acked.store(++received, std::memory_order_release);
+          moved = true;
+        }
+        if (!moved) sched_yield();  // as the engine's waits: ranks may share a core
+      }
+      redist::detail::streaming_fence();
+      done = end;
+    };
+    round(0);  // warm-up: the slots' and the target's pages
+    std::vector<double> ratios;
+    for (int k = 0; k < rounds; ++k) {
+      const double t_ring = median_round(comm, 1, round);
+      const double t_memcpy = median_round(comm, 1, [&](int) {
+        if (ring) std::memcpy(dst.data(), src.data(), src.size());
+      });
+      ratios.push_back(2 * t_memcpy / t_ring);
+    }
+    ratio = median(ratios);
+    MPI_Win_unlock_all(win);
+  }
+  MPI_Win_free(&win);
+  MPI_Comm_free(&shared);
+  return ratio;
+}
+
 /// Half the round trip of `bytes` between rank 0 and rank `peer` (0: none), the best of
 /// `rounds` x `trips`; collective, 0 on ranks other than 0.
 double ping_pong(const boost::mpi::communicator& comm, int peer, index_t bytes, int rounds,
@@ -272,10 +390,12 @@ int main(int argc, char** argv) {
   const int trips = 200;
   m.shm_latency_s = ping_pong(world, same, 8, o.repeat, trips);
   const double shm_t = exchange_seconds(world, nodes, o.message_bytes, o.repeat, 10);
+  const double ring_ratio = ring_over_memcpy(world, nodes, o.bytes, o.repeat);
   m.link_latency_s = ping_pong(world, other, 8, o.repeat, trips);
   const double link_t = ping_pong(world, other, o.message_bytes, o.repeat, 10);
   if (world.rank() != 0) return 0;
   m.shm_bytes_per_s = shm_t > 0 ? static_cast<double>(o.message_bytes) / shm_t * share : 0;
+  m.ring_bytes_per_s = ring_ratio * m.memcpy_bytes_per_s;
   m.link_bytes_per_s = link_t > 0 ? static_cast<double>(o.message_bytes) / link_t : 0;
   std::printf("redist-calibrate: %d ranks on %d nodes\n", world.size(), nodes.nodes);
   std::printf("  cores    %g a node, %d ranks on rank 0's: copies shared %.2fx\n", m.cores_per_node,
@@ -292,6 +412,10 @@ int main(int argc, char** argv) {
   if (same > 0)
     std::printf("  in node  ranks 0 <-> %d: latency %.3f us; pairs exchanging at once %.3f GB/s\n",
                 same, m.shm_latency_s * 1e6, m.shm_bytes_per_s * 1e-9);
+  if (m.ring_bytes_per_s > 0)
+    std::printf(
+        "  rings    %.3f GB/s per rank while it runs, packing and unpacking (memcpy's %.2fx)\n",
+        m.ring_bytes_per_s * 1e-9, m.ring_bytes_per_s / m.memcpy_bytes_per_s);
   if (other > 0)
     std::printf("  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s\n", other,
                 m.link_latency_s * 1e6, m.link_bytes_per_s * 1e-9);

@@ -18,6 +18,7 @@
 /// |           |                        | (sent or received, the more)                          |
 /// | pack      | M_remote^i / B_memcpy  | (M_send^i / B_memcpy + runs_send^i x c_run) x s       |
 /// | unpack    | M_remote^i / B_memcpy  | (M_receive^i / B_memcpy + runs_recv^i x c_run) x s    |
+/// |           |                        | (bytes within the node at B_ring where it applies)    |
 /// | local     | M_local^i / B_memcpy   | (M_local^i / B_memcpy + runs_local^i x c_run) x s     |
 ///
 /// and the shm term is multiplied by s too. Beyond Cao et al.:
@@ -34,6 +35,13 @@
 /// - s, ranks sharing cores: max(1, node_ranks / Machine::cores_per_node) when
 ///   cores_per_node > 0, else 1. A node of 4 ranks on 2 cores runs each rank half the
 ///   time, so its copies take twice as long; the latency and link terms are not scaled.
+/// - B_ring (Machine::ring_bytes_per_s), the node window's rings: a chunk packed into a
+///   cache-sized slot is unpacked from the shared cache, so the two copies read memory once
+///   and write it once, as one memcpy does. Where the node window carries a node's messages
+///   (shm_bytes_per_s 0) and B_ring is calibrated, the bytes packed for and unpacked from
+///   ranks of the node are charged at B_ring, measured by packing and unpacking through
+///   such a ring (redist-calibrate); their runs still cost c_run each (the side in memory
+///   is walked as before);
 /// - shm is MPI's own copy within a node (Open MPI's shared-memory transport copies every
 ///   byte in or out, the sender's and the receiver's memory both read and written), at
 ///   the rate redist-calibrate measures with every rank of the node exchanging at once,
@@ -93,7 +101,20 @@ struct Machine {
   /// copy terms of its ranks scale by ranks / cores. 0 (a file without it): not known,
   /// ranks never share a core.
   double cores_per_node = 0;
+  /// The node window's rings: the rate of one rank packing into a cache-sized ring and
+  /// unpacking its peer's ring (both copies' bytes over their time, as memcpy_bytes_per_s
+  /// is one copy's), which replaces memcpy_bytes_per_s for the bytes a rank packs for, and
+  /// unpacks from, ranks of its node when shm_bytes_per_s is 0 (the node window carries
+  /// them). 0 (a file without it, or rings off): those copies at memcpy_bytes_per_s.
+  double ring_bytes_per_s = 0;
 };
+
+/// The rate that pack and unpack run at for bytes within a node: the ring's where the node
+/// window carries them (shm_bytes_per_s 0) and it is known, else memcpy's.
+inline double node_copy_bytes_per_s(const Machine& m) {
+  return m.shm_bytes_per_s == 0 && m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s
+                                                          : m.memcpy_bytes_per_s;
+}
 
 /// Checks a machine's parameters.
 /// @throws invalid_argument naming the first field that is not finite, negative, or 0
@@ -112,6 +133,7 @@ inline void validate(const Machine& m, bool needs_link = true) {
   check(m.shm_latency_s, "shm_latency_s", false);
   check(m.copy_run_s, "copy_run_s", false);
   check(m.cores_per_node, "cores_per_node", false);
+  check(m.ring_bytes_per_s, "ring_bytes_per_s", false);
 }
 
 /// s of the file comment: how many times longer a rank's copies take when its node's
@@ -261,13 +283,16 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
         static_cast<double>(std::max(l.messages_sent - l.messages_sent_inter_node,
                                      l.messages_received - l.messages_received_inter_node)) *
             m.shm_latency_s;
-    const auto copy = [&](index_t bytes, index_t runs) {
-      return share * (over(static_cast<double>(bytes), m.memcpy_bytes_per_s) +
+    // `within` of `bytes` go to (come from) ranks of the node: at the ring's rate there.
+    const double node_rate = node_copy_bytes_per_s(m);
+    const auto copy = [&](index_t bytes, index_t within, index_t runs) {
+      return share * (over(static_cast<double>(bytes - within), m.memcpy_bytes_per_s) +
+                      over(static_cast<double>(within), node_rate) +
                       static_cast<double>(runs) * m.copy_run_s);
     };
-    t.pack = copy(l.sent, l.runs_sent);
-    t.unpack = copy(l.received, l.runs_received);
-    t.local = copy(l.local, l.runs_local);
+    t.pack = copy(l.sent, l.sent - l.sent_inter_node, l.runs_sent);
+    t.unpack = copy(l.received, l.received - l.received_inter_node, l.runs_received);
+    t.local = copy(l.local, 0, l.runs_local);
     t.runs =
         share * static_cast<double>(l.runs_sent + l.runs_received + l.runs_local) * m.copy_run_s;
     if (p.critical_rank < 0 || t.total() > p.seconds ||

@@ -3,6 +3,7 @@
 // shared by its ranks (exact, and scaled from a sample), the node window without a
 // transfer term, Eq. 3 and Eq. 5; predict over real plans against the same sums by hand;
 // the machine's text forms (tools/machine_spec.hpp) and their errors.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -376,5 +377,82 @@ TEST_CASE("machine_spec: copy_run_s and cores_per_node, and files without them")
   m.copy_run_s = 0;
   m.cores_per_node = -2;
   CHECK_THROWS_WITH_AS(validate(m, false), doctest::Contains("Machine::cores_per_node"),
+                       invalid_argument);
+}
+
+TEST_CASE("predict: the node window's rings charge bytes within a node at the ring's rate") {
+  // Rank 0 sends 4 MB to rank 1 (its node) and 2 MB to rank 2 (another node), packing 1000
+  // runs; rank 1 unpacks the 4 MB in 10 runs and copies 4 MB locally.
+  RankLoad r0 = load(0, 0, 2), r1 = load(1, 0, 2), r2 = load(2, 1, 1);
+  r0.sent = 6'000'000;
+  r0.sent_inter_node = 2'000'000;
+  r0.runs_sent = 1000;
+  r0.messages_sent = 2;
+  r0.messages_sent_inter_node = 1;
+  r1.received = 4'000'000;
+  r1.runs_received = 10;
+  r1.local = 4'000'000;
+  r1.messages_received = 1;
+  r2.received = r2.received_inter_node = 2'000'000;
+  r2.messages_received = r2.messages_received_inter_node = 1;
+  const std::vector<RankLoad> loads{r0, r1, r2};
+  Machine m = example_machine();
+  m.copy_run_s = 100e-9;
+  m.ring_bytes_per_s = 8e9;
+  // clang-format off
+  struct Row { double shm, ring, cores; double pack0, unpack1, local1, unpack2; };
+  const Row rows[] = {
+      // shm  ring  cores  rank 0's pack              rank 1's unpack     local         rank 2's
+      {0,     8e9,  0,     4e6 / 8e9 + 2e6 / 4e9 + 1e-4, 4e6 / 8e9 + 1e-6, 4e6 / 4e9, 2e6 / 4e9},
+      {0,     0,    0,     6e6 / 4e9 + 1e-4,        4e6 / 4e9 + 1e-6,   4e6 / 4e9,    2e6 / 4e9},
+      {8e9,   8e9,  0,     6e6 / 4e9 + 1e-4,        4e6 / 4e9 + 1e-6,   4e6 / 4e9,    2e6 / 4e9},
+      {0,     4e9,  0,     6e6 / 4e9 + 1e-4,        4e6 / 4e9 + 1e-6,   4e6 / 4e9,    2e6 / 4e9},
+      {0,     8e9,  1,     2 * (4e6 / 8e9 + 2e6 / 4e9 + 1e-4), 2 * (4e6 / 8e9 + 1e-6), 2 * 4e6 / 4e9,
+                                                                                    2e6 / 4e9},
+  };
+  // clang-format on
+  for (const Row& r : rows) {
+    CAPTURE(r.shm);
+    CAPTURE(r.ring);
+    CAPTURE(r.cores);
+    m.shm_bytes_per_s = r.shm;
+    m.ring_bytes_per_s = r.ring;
+    m.cores_per_node = r.cores;
+    CHECK(node_copy_bytes_per_s(m) == (r.shm == 0 && r.ring > 0 ? r.ring : 4e9));
+    const Prediction p = predict(loads, m);
+    CHECK(p.ranks[0].pack == doctest::Approx(r.pack0));
+    CHECK(p.ranks[1].unpack == doctest::Approx(r.unpack1));
+    CHECK(p.ranks[1].local == doctest::Approx(r.local1));    // never through a ring
+    CHECK(p.ranks[2].unpack == doctest::Approx(r.unpack2));  // between nodes: memcpy
+    CHECK(p.ranks[0].runs == doctest::Approx((r.cores == 1 ? 2 : 1) * 1e-4));
+    CHECK(p.seconds ==
+          doctest::Approx(std::max({p.ranks[0].total(), p.ranks[1].total(), p.ranks[2].total()})));
+  }
+  // A ring as fast as memcpy is the model without it.
+  m.shm_bytes_per_s = 0;
+  m.cores_per_node = 0;
+  m.ring_bytes_per_s = m.memcpy_bytes_per_s;
+  const Prediction same = predict(loads, m);
+  m.ring_bytes_per_s = 0;
+  CHECK(same.seconds == doctest::Approx(predict(loads, m).seconds).epsilon(1e-12));
+}
+
+TEST_CASE("machine_spec: ring_bytes_per_s, and files without it") {
+  const Machine old = tools::machine_from_json(
+      R"({"memcpy_bytes_per_s": 1e10, "shm_bytes_per_s": 0, "copy_run_s": 1e-8,
+          "cores_per_node": 2})");
+  CHECK(old.ring_bytes_per_s == 0);
+  CHECK(node_copy_bytes_per_s(old) == 1e10);  // pack and unpack at memcpy, as before
+  Machine m = old;
+  m.ring_bytes_per_s = 1.9e10;
+  std::string text(1, '{');
+  text += tools::machine_json_fields(m);
+  text += '}';
+  CHECK(text.find("\"ring_bytes_per_s\": 1.9e+10") != std::string::npos);
+  CHECK(tools::machine_from_json(text).ring_bytes_per_s == doctest::Approx(1.9e10));
+  CHECK(tools::parse_machine("memcpy_bytes_per_s=3e9,ring_bytes_per_s=5e9").ring_bytes_per_s ==
+        5e9);
+  m.ring_bytes_per_s = -1;
+  CHECK_THROWS_WITH_AS(validate(m, false), doctest::Contains("Machine::ring_bytes_per_s"),
                        invalid_argument);
 }

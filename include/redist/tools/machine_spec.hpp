@@ -10,8 +10,9 @@
 /// are taken and every other key (redist-calibrate's "ranks", "nodes", ...) is left alone.
 /// Inline, every key must be one of them. A key missing from either form keeps 0 (which
 /// predict refuses for the memcpy bandwidth, and for the link's when bytes cross nodes).
-/// Files written before copy_run_s and cores_per_node existed load with both 0: no cost
-/// per run, ranks not sharing cores (the model they were calibrated for).
+/// Files written before copy_run_s, cores_per_node and ring_bytes_per_s existed load with
+/// them 0: no cost per run, ranks not sharing cores, pack and unpack within a node at the
+/// memcpy rate (the model they were calibrated for).
 
 #include <cmath>
 #include <cstdlib>
@@ -35,7 +36,8 @@ inline std::vector<std::pair<std::string_view, double Machine::*>> machine_field
           {"shm_bytes_per_s", &Machine::shm_bytes_per_s},
           {"shm_latency_s", &Machine::shm_latency_s},
           {"copy_run_s", &Machine::copy_run_s},
-          {"cores_per_node", &Machine::cores_per_node}};
+          {"cores_per_node", &Machine::cores_per_node},
+          {"ring_bytes_per_s", &Machine::ring_bytes_per_s}};
 }
 
 namespace detail {
