@@ -16,11 +16,11 @@ def test_progress_thread_moves_while_python_computes(comm):
     a = fill(src, np.complex128, source_value, 260)
     want = fill(dst, np.complex128, initial_value, 260)
     region = "200x150@10,20->30,40"
-    with redist.Redistributor(src, dst, comm, region=region, op="t", alpha=2.0,
-                              beta=1.0) as r:
+    with redist.Redistributor(src, dst, comm, region=region, op="t", alpha=2.0, beta=1.0,
+                              dtype=np.complex128) as r:
         r.redistribute(a, want)
     with redist.Redistributor(src, dst, comm, region=region, op="t", alpha=2.0, beta=1.0,
-                              progress="thread", chunk_bytes=4096) as r:
+                              dtype=np.complex128, progress="thread", chunk_bytes=4096) as r:
         for _ in range(3):  # one thread, kept between moves
             b = fill(dst, np.complex128, initial_value, 260)
             r.start(a, b)

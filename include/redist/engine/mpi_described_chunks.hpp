@@ -5,8 +5,8 @@
 /// with their datatypes. Each side decides alone, chunk by chunk:
 ///   - the message goes point to point, in host memory, unstaged, and (automatic) to or
 ///     from a rank on another node, or (on) any rank;
-///   - the chunk travels as one MPI piece (ExecutionOptions::max_message_bytes), as its
-///     peer, which cuts alike, expects;
+///   - the chunk travels as one MPI piece (`max_message_bytes`: the link's, which a step
+///     order between nodes lowers to its pieces), as its peer, which cuts alike, expects;
 ///   - the side only copies (a receive that scales, conjugates or transposes is unpacked);
 ///   - its runs tile the chunk and are long enough on average (min_described_run_bytes).
 /// Sides that decide differently still match: both signatures are the chunk's bytes.
@@ -37,7 +37,8 @@ template <class T, class MemorySpace>
 DescribedChunks describe_chunks_to_mpi(const Plan& plan, const TaskGraph& graph,
                                        const BoundCopies<T, MemorySpace>& copies,
                                        const transport::MessageBuffers<T, MemorySpace>& buffers,
-                                       const ExecutionOptions& options, const NodeMap& nodes) {
+                                       const ExecutionOptions& options, const NodeMap& nodes,
+                                       index_t max_message_bytes) {
   DescribedChunks out{transport::ChunkDatatypes(graph.send.chunks.size()),
                       transport::ChunkDatatypes(graph.recv.chunks.size())};
   constexpr bool host_memory =
@@ -51,7 +52,7 @@ DescribedChunks describe_chunks_to_mpi(const Plan& plan, const TaskGraph& graph,
            nodes.node_of_rank[static_cast<std::size_t>(msg.peer)] != me_node;
   };
   const auto one_piece = [&](const Chunk& ch) {
-    return ch.elements * size <= std::min(options.max_message_bytes, largest_message_bytes);
+    return ch.elements * size <= std::min(max_message_bytes, largest_message_bytes);
   };
   std::vector<transport::ChunkBlock> blocks;
   // f(c, start of chunk c in the buffer, add) lists chunk c's runs into `blocks`.

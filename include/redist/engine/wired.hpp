@@ -247,7 +247,8 @@ class Wired {
   /// (engine/mpi_described_chunks.hpp): their copies skipped, their datatypes handed to
   /// the transport.
   void leave_chunks_to_mpi(const NodeMap& nodes) {
-    DescribedChunks d = describe_chunks_to_mpi(plan_, graph_, copies_, buffers_, options_, nodes);
+    DescribedChunks d = describe_chunks_to_mpi(plan_, graph_, copies_, buffers_, options_, nodes,
+                                               link_.max_message_bytes);
     std::vector<bool> sent(graph_.send.chunks.size()), received(graph_.recv.chunks.size());
     for (std::size_t c = 0; c < sent.size(); ++c) sent[c] = d.sent.described(c);
     for (std::size_t c = 0; c < received.size(); ++c) received[c] = d.received.described(c);
