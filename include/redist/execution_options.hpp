@@ -191,10 +191,11 @@ struct ExecutionOptions {
 
   /// Point-to-point messages described to MPI as derived datatypes over the matrices' own
   /// runs: sent from the source and received into the target, no pack, no unpack on that
-  /// side (transport/chunk_datatypes.hpp; per chunk, where it only copies and its runs are
-  /// not tiny). automatic: messages to and from other nodes; on: every point-to-point
-  /// message; off: every message packed.
-  Toggle mpi_datatypes = Toggle::automatic;
+  /// side (transport/chunk_datatypes.hpp; per chunk, where it only copies, its runs are
+  /// not tiny and it is one MPI message). automatic: messages to and from other nodes; on:
+  /// every point-to-point message; off (the default: between simulated nodes it measured
+  /// no faster than packing, bench/README.md, "Derived datatypes between nodes"): packed.
+  Toggle mpi_datatypes = Toggle::off;
 
   /// Who copies and drives MPI between start() and wait(). thread: start() hands the rest
   /// of the execution to a thread of its own, so that it overlaps the caller's computation

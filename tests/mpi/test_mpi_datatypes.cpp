@@ -1,8 +1,8 @@
 // Chunks described to MPI as derived datatypes (ExecutionOptions::mpi_datatypes,
 // transport/chunk_datatypes.hpp, engine/mpi_described_chunks.hpp, issue 44 point 3): sent
 // from the source, received into the target, each side deciding alone. At 1-4 ranks with
-// every message point to point and the datatypes forced on (automatic: only between nodes,
-// which the simulated-node and cluster legs run): random layouts, regions and transforms,
+// every message point to point and the datatypes forced on (off by default; automatic:
+// only between nodes): random layouts, regions and transforms,
 // a described send into a packed receive and a packed send into a described receive, every
 // target element checked against the source's function of the global index and the rest
 // of the target left alone; what describe_chunk accepts and refuses.
@@ -105,7 +105,8 @@ index_t check_random_cases(const boost::mpi::communicator& comm, unsigned seed, 
 template <class SrcPlacement, class DstPlacement>
 std::pair<index_t, index_t> long_columns(const boost::mpi::communicator& comm, index_t src_rows,
                                          index_t src_cols, index_t dst_rows,
-                                         const Transform<double>& t) {
+                                         const Transform<double>& t,
+                                         const ExecutionOptions& x = {}) {
   const int np = comm.size();
   const Layout src{uniform(300, 260, src_rows, src_cols), BlockCyclic(1, np)};
   const Layout dst{uniform(300, 260, dst_rows, 26), BlockCyclic(np, 1)};
@@ -114,7 +115,7 @@ std::pair<index_t, index_t> long_columns(const boost::mpi::communicator& comm, i
   a.for_each_element([](ElementIndex e, double& v) { v = value_at<double>(e); });
   b.for_each_element([](ElementIndex e, double& v) { v = initial_at<double>(e); });
   const Region region{{200, 200}, {20, 30}, {40, 50}};  // fits the target transposed too
-  Redistributor r(a, b, comm, region, t);
+  Redistributor r(a, b, comm, region, t, PlanOptions{}, x);
   r.redistribute();
   index_t bad = 0;
   b.for_each_element([&](ElementIndex e, double& v) { bad += !(v == expected_at(region, t, e)); });
@@ -152,15 +153,17 @@ TEST_CASE("mpi: a described send meets a packed receive, and a packed send a des
   if (peers) CHECK(sum(comm, r4) > 0);
 }
 
-TEST_CASE("mpi: off, and automatic on one node, nothing is described") {
+TEST_CASE("mpi: off (the default), and automatic on one node, nothing is described") {
   const boost::mpi::communicator comm;
   const ScopedEnv transport("REDIST_TRANSPORT", "point-to-point");
   const ScopedEnv window("REDIST_SHARED_WINDOW", "0");
-  for (const char* setting : {"0", ""}) {
-    const ScopedEnv datatypes("REDIST_MPI_DATATYPES", setting[0] != 0 ? setting : nullptr);
+  const ScopedEnv datatypes("REDIST_MPI_DATATYPES", nullptr);
+  ExecutionOptions automatic;
+  automatic.mpi_datatypes = Toggle::automatic;
+  for (const ExecutionOptions& x : {ExecutionOptions{}, automatic}) {
     const auto [s, r] = long_columns<ScalapackColumnMajor<>, ScalapackColumnMajor<>>(
-        comm, 32, 24, 40, Transform<double>{});
-    if (setting[0] != 0 || node_map(comm).nodes == 1) CHECK(sum(comm, s + r) == 0);
+        comm, 32, 24, 40, Transform<double>{}, x);
+    if (x.mpi_datatypes == Toggle::off || node_map(comm).nodes == 1) CHECK(sum(comm, s + r) == 0);
   }
 }
 
