@@ -8,6 +8,7 @@
 // of the target left alone; what describe_chunk accepts and refuses.
 #include <complex>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -131,13 +132,14 @@ TEST_CASE("mpi: described to MPI: random layouts, regions and transforms") {
   const DescribedEverywhere env;
   const index_t described = check_random_cases<double>(comm, 4501, 24) +
                             check_random_cases<std::complex<float>>(comm, 4502, 8);
-  if (comm.size() > 1) CHECK(described > 0);
+  if (comm.size() > 1 && std::getenv("REDIST_MAX_MESSAGE_BYTES") == nullptr) CHECK(described > 0);
 }
 
 TEST_CASE("mpi: a described send meets a packed receive, and a packed send a described one") {
   const boost::mpi::communicator comm;
   const DescribedEverywhere env;
-  const bool peers = comm.size() > 1;
+  // A chunk is described only as one MPI message: not where a leg splits messages small.
+  const bool peers = comm.size() > 1 && std::getenv("REDIST_MAX_MESSAGE_BYTES") == nullptr;
   using Scalapack = ScalapackColumnMajor<>;
   // Both sides described: ScaLAPACK storage on both, a plain copy.
   const auto [s1, r1] = long_columns<Scalapack, Scalapack>(comm, 32, 24, 40, Transform<double>{});
