@@ -79,10 +79,10 @@ class ProgressThread {
 
   /// Hands `job` to the thread (started on the first call). @pre no job in progress.
   void launch(std::function<void()> job) {
-    busy_.store(true, std::memory_order_relaxed);
     launched_ = true;
     {
       const std::lock_guard lock(mutex_);
+      busy_.store(true, std::memory_order_relaxed);
       job_ = std::move(job);
     }
     if (!thread_.joinable())
@@ -97,7 +97,10 @@ class ProgressThread {
   bool done() const { return !busy_.load(std::memory_order_acquire); }
   /// Blocks (without spinning) until the job has ended; rethrows what it threw.
   void join() {
-    busy_.wait(true, std::memory_order_acquire);
+    {
+      std::unique_lock lock(mutex_);
+      ended_.wait(lock, [this] { return !busy_.load(std::memory_order_relaxed); });
+    }
     launched_ = false;
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
@@ -117,19 +120,21 @@ class ProgressThread {
       } catch (...) {
         error_ = std::current_exception();
       }
-      busy_.store(false, std::memory_order_release);
-      busy_.notify_all();
       lock.lock();
+      busy_.store(false, std::memory_order_release);
+      ended_.notify_all();
     }
   }
 
   std::thread thread_;
   std::mutex mutex_;
-  std::condition_variable wake_;
-  std::function<void()> job_;  ///< guarded by mutex_
-  bool stop_ = false;          ///< guarded by mutex_
+  std::condition_variable wake_;   ///< a job or the end for the thread
+  std::condition_variable ended_;  ///< the job's end for join()
+  std::function<void()> job_;      ///< guarded by mutex_
+  bool stop_ = false;              ///< guarded by mutex_
+  /// Set and cleared under mutex_; read without it by done().
   std::atomic<bool> busy_{false};
-  std::exception_ptr error_;  ///< written by the thread before busy_ clears
+  std::exception_ptr error_;  ///< written by the thread before it clears busy_
   bool launched_ = false;     ///< the caller's side only
 };
 
