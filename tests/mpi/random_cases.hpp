@@ -125,4 +125,22 @@ auto with_tilings(const Case& c, F&& f) {
            uniform(c.dst_size.rows, c.dst_size.cols, c.dst_rows.tile, c.dst_cols.tile));
 }
 
+/// Case c's matrices on this rank: the source stored as SrcPlacement, filled with value_at,
+/// and the target in ScaLAPACK storage or a tile per allocation, as c says; returns
+/// move(a, b).
+template <class T, class SrcPlacement, class SrcShape, class DstShape, class Move>
+auto with_case_matrices(const boost::mpi::communicator& comm, const Case& c, SrcShape src_shape,
+                        DstShape dst_shape, Move&& move) {
+  const Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
+  const Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
+  TiledMatrix<T, decltype(src), SrcPlacement> a(src, {}, comm.rank());
+  a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
+  if (c.scalapack_target) {
+    TiledMatrix<T, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
+    return move(a, b);
+  }
+  TiledMatrix<T, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
+  return move(a, b);
+}
+
 }  // namespace redist::test

@@ -66,28 +66,20 @@ bool overlapped(R& r) {
 template <class T, class SrcShape, class DstShape>
 index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape src_shape,
                  DstShape dst_shape, const Transform<T>& t) {
-  const Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
-  const Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
-  TiledMatrix<T, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
-  a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
-  const auto move = [&](auto& b) {
-    Redistributor r(a, b, comm, c.region, t, PlanOptions{}, on_a_thread(256));
-    index_t bad = 0;
-    for (int round = 0; round < 2; ++round) {
-      b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });
-      CHECK(overlapped(r));
-      CHECK(r.tasks_left() == 0);
-      CHECK(r.tasks_run() == r.task_graph().counts());
-      b.for_each_element([&](ElementIndex e, T& v) { bad += !(v == expected_at(c.region, t, e)); });
-    }
-    return bad + source_errors(a);
-  };
-  if (c.scalapack_target) {
-    TiledMatrix<T, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
-    return move(b);
-  }
-  TiledMatrix<T, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
-  return move(b);
+  return with_case_matrices<T, PackedTiles<>>(
+      comm, c, std::move(src_shape), std::move(dst_shape), [&](auto& a, auto& b) {
+        Redistributor r(a, b, comm, c.region, t, PlanOptions{}, on_a_thread(256));
+        index_t bad = 0;
+        for (int round = 0; round < 2; ++round) {
+          b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });
+          CHECK(overlapped(r));
+          CHECK(r.tasks_left() == 0);
+          CHECK(r.tasks_run() == r.task_graph().counts());
+          b.for_each_element(
+              [&](ElementIndex e, T& v) { bad += !(v == expected_at(c.region, t, e)); });
+        }
+        return bad + source_errors(a);
+      });
 }
 
 template <class T>

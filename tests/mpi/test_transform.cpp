@@ -25,26 +25,18 @@ using namespace redist::test;
 template <class T, class SrcShape, class DstShape>
 index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape src_shape,
                  DstShape dst_shape, const Transform<T>& t) {
-  const Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
-  const Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
   // Packed source tiles separate where they fill their rows and columns (small tiles:
   // stacked messages, engine/matrix_sides.hpp); per-allocation target tiles do not.
-  TiledMatrix<T, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
-  a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
-  const auto move = [&](auto& b) {
-    b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });
-    Redistributor r(a, b, comm, c.region, t);
-    r.redistribute();
-    index_t bad = 0;
-    b.for_each_element([&](ElementIndex e, T& v) { bad += !(v == expected_at(c.region, t, e)); });
-    return sum(comm, bad) + sum(comm, source_errors(a));
-  };
-  if (c.scalapack_target) {
-    TiledMatrix<T, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
-    return move(b);
-  }
-  TiledMatrix<T, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
-  return move(b);
+  return with_case_matrices<T, PackedTiles<>>(
+      comm, c, std::move(src_shape), std::move(dst_shape), [&](auto& a, auto& b) {
+        b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });
+        Redistributor r(a, b, comm, c.region, t);
+        r.redistribute();
+        index_t bad = 0;
+        b.for_each_element(
+            [&](ElementIndex e, T& v) { bad += !(v == expected_at(c.region, t, e)); });
+        return sum(comm, bad) + sum(comm, source_errors(a));
+      });
 }
 
 template <class T>
