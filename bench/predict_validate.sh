@@ -2,9 +2,9 @@
 # Predicted against measured (issue 45, point 4): the standard cases a-d on N ranks of this
 # node, each right after its own redist-calibrate (a shared machine's memory bandwidth moves
 # by 2-3x within minutes), with redist-run --machine, through the node window (pack and
-# unpack: the machine's shm bandwidth set to 0, no transfer term, pack and unpack within the
-# node at the calibrated ring rate) and point to point (pack, MPI, unpack: the measured shm
-# bandwidth; the ring rate unused); prints a Markdown table whose ratio is predicted over
+# unpack, no transfer term, pack and unpack within the node at the calibrated ring rate) and
+# point to point (pack, MPI, unpack: the measured shm bandwidth; the ring rate unused): one
+# machine file, redist-run charges each byte by the transport that carried it; prints a Markdown table whose ratio is predicted over
 # the median of 5 runs (issue 45), and the load average before and after. Each case is
 # calibrated again after it (OUT_DIR/after/), so that bench/predict_summary.py can tell the
 # rows where the machine held still from those where it moved. Run it alone on the machine:
@@ -13,7 +13,7 @@
 #
 # With CLUSTER set (scripts/cluster.sh's options, e.g. "--nodes 2 --ranks-per-node 2 --rate
 # 1gbit"), every job runs on that cluster of namespaces instead (NP = nodes x ranks a node),
-# through the default transports (the node window within a node: shm bandwidth 0), one row
+# through the default transports (the node window within a node), one row
 # a case named cluster-NODESxRANKS-RATE.
 set -euo pipefail
 build=${1:?usage: predict_validate.sh BUILD_DIR NP [OUT_DIR]}
@@ -49,18 +49,18 @@ if [[ -n ${CLUSTER:-} ]]; then
   fi
   transports=("cluster-${nodes}x$per-$rate")
 fi
-calibrate() {  # calibrate NAME: $out/machine-$np-NAME.json and its -window twin
+calibrate() {  # calibrate NAME: $out/machine-$np-NAME.json
   local m=$out/machine-$np-$1.json
   [[ $1 == *-after ]] && m=$out/after/machine-$np-${1%-after}.json && mkdir -p "$out/after"
   launch "$build/apps/redist-calibrate" --json "$m" >&2
-  # The node window copies nothing but pack and unpack: no shm transfer term. On the cluster
-  # the nodes share this machine's cores: a node has its share of them (not nproc, which
+  # One machine for every transport: redist-run charges the bytes within a node by the
+  # transport that carried them (docs/cost-model.md). On the cluster the nodes share this machine's cores: a node has its share of them (not nproc, which
   # follows OMP_NUM_THREADS), and the rates per running rank are rescaled to it (calibrate
   # took the whole machine's); the copy terms, s x bytes / rate, stay what was measured.
-  python3 - "$m" "${m%.json}-window.json" "$(getconf _NPROCESSORS_ONLN)" "${nodes:-0}" <<'PY'
+  python3 - "$m" "$(getconf _NPROCESSORS_ONLN)" "${nodes:-0}" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
-cores, nodes = float(sys.argv[3]), int(sys.argv[4])
+cores, nodes = float(sys.argv[2]), int(sys.argv[3])
 if nodes > 0:
     share = lambda c: max(1.0, j["node_ranks"] / c)
     f = share(cores / nodes) / share(j["cores_per_node"])
@@ -69,8 +69,6 @@ if nodes > 0:
     j["copy_run_s"] = j.get("copy_run_s", 0) / f
     j["cores_per_node"] = cores / nodes
     json.dump(j, open(sys.argv[1], "w"))
-j["shm_bytes_per_s"] = 0
-json.dump(j, open(sys.argv[2], "w"))
 PY
 }
 case $np in
@@ -93,14 +91,12 @@ for c in "${cases[@]}"; do
   # ping-pongs take half a minute at 1 Gbit/s); on one node each case has its own.
   if [[ -n ${CLUSTER:-} && -n $first ]]; then
     cp "$out/machine-$np-$first.json" "$out/machine-$np-$name.json"
-    cp "$out/machine-$np-$first-window.json" "$out/machine-$np-$name-window.json"
   else
     calibrate "$name"
   fi
   first=${first:-$name}
   for transport in "${transports[@]}"; do
     machine=$out/machine-$np-$name.json
-    [[ $transport != point-to-point ]] && machine=$out/machine-$np-$name-window.json
     json=$out/predict-$name-$np-$transport.json
     how=(--transport "$transport")
     [[ $transport == cluster-* ]] && how=()
@@ -119,7 +115,7 @@ print("| %s | %s | %s | %.4f / %.4f | %.4f | %.2f | %d: %s; runs %.4f | %.1f, %.
     j["predicted"]["critical_rank"], ", ".join("%s %.4f" % (k, v) for v, k in top),
     j["predicted"].get("runs_s", 0),
     m["memcpy_bytes_per_s"] * 1e-9, m.get("copy_run_s", 0) * 1e9, m["shm_bytes_per_s"] * 1e-9,
-    m.get("ring_bytes_per_s", 0) * 1e-9 if m["shm_bytes_per_s"] == 0 else 0))
+    m.get("ring_bytes_per_s", 0) * 1e-9))
 PY
   done
   [[ -n ${CLUSTER:-} ]] || calibrate "$name-after"

@@ -152,17 +152,36 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   for (const Transport how : all_transports)
     carried.push_back(boost::mpi::all_reduce(comm, R.messages(how).first, std::plus<index_t>()));
   const std::string refused = R.cross_memory_refused();
-  // --machine: every rank's load (cost_model.hpp), for rank 0's prediction.
+  // --machine: every rank's load (cost_model.hpp), for rank 0's prediction, with the
+  // transports that carried its messages within the node.
   std::vector<std::vector<index_t>> loads;
   if (o.machine) {
-    const RankLoad l = rank_load(R.plan(), nodes.node_of_rank, esize);
-    boost::mpi::gather(
-        comm,
-        std::vector<index_t>{l.node, l.node_ranks, l.sent, l.received, l.local, l.sent_inter_node,
-                             l.received_inter_node, l.messages_sent, l.messages_received,
-                             l.messages_sent_inter_node, l.messages_received_inter_node,
-                             l.runs_sent, l.runs_received, l.runs_local},
-        loads, 0);
+    const TaskGraph& g = R.task_graph();
+    const RankLoad l = rank_load(R.plan(), nodes.node_of_rank, esize, g.send_transport,
+                                 g.recv_transport, R.execution_options().ring_slots != 0);
+    boost::mpi::gather(comm,
+                       std::vector<index_t>{l.node,
+                                            l.node_ranks,
+                                            l.sent,
+                                            l.received,
+                                            l.local,
+                                            l.sent_inter_node,
+                                            l.received_inter_node,
+                                            l.messages_sent,
+                                            l.messages_received,
+                                            l.messages_sent_inter_node,
+                                            l.messages_received_inter_node,
+                                            l.runs_sent,
+                                            l.runs_received,
+                                            l.runs_local,
+                                            l.sent_in_node.point_to_point,
+                                            l.sent_in_node.window,
+                                            l.sent_in_node.in_place,
+                                            l.received_in_node.point_to_point,
+                                            l.received_in_node.window,
+                                            l.received_in_node.in_place,
+                                            l.rings ? 1 : 0},
+                       loads, 0);
   }
 
   if (!o.dot.empty() && me == 0) {
@@ -213,7 +232,9 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
     for (int r = 0; r < np; ++r) {
       const std::vector<index_t>& v = loads[static_cast<std::size_t>(r)];
       all.push_back(RankLoad{r, static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3], v[4],
-                             v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]});
+                             v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], true,
+                             NodeBytes{v[14], v[15], v[16]}, NodeBytes{v[17], v[18], v[19]},
+                             v[20] != 0});
     }
     m.predicted = predict(all, *o.machine);
   }

@@ -42,6 +42,13 @@
 ///   ranks of the node are charged at B_ring, measured by packing and unpacking through
 ///   such a ring (redist-calibrate); their runs still cost c_run each (the side in memory
 ///   is walked as before);
+/// - routes within a node: a wired move knows what carried each message (rank_load with
+///   its transports; redist-run does this), and then its bytes within the node are
+///   charged by route: MPI's (pack and unpack at B_memcpy, the shm term), the node
+///   window's (pack and unpack at B_ring where its rings run, no shm term), or read in
+///   place (direct, cross-memory: nothing packed, one copy by the receiver at B_memcpy; a
+///   floor for cross-memory, whose gather runs below it). From a plan alone (redist-plan)
+///   the machine decides: MPI when shm_bytes_per_s > 0, the node window otherwise;
 /// - shm is MPI's own copy within a node (Open MPI's shared-memory transport copies every
 ///   byte in or out, the sender's and the receiver's memory both read and written), at
 ///   the rate redist-calibrate measures with every rank of the node exchanging at once,
@@ -76,6 +83,7 @@
 #include <redist/plan.hpp>
 #include <redist/plan/copy_runs.hpp>
 #include <redist/plan/node_traffic.hpp>
+#include <redist/transport_kind.hpp>
 
 namespace redist {
 
@@ -109,7 +117,8 @@ struct Machine {
   double ring_bytes_per_s = 0;
 };
 
-/// The rate that pack and unpack run at for bytes within a node: the ring's where the node
+/// The rate that pack and unpack run at for bytes within a node when the machine decides
+/// their route (a load without routes, RankLoad::routes_known): the ring's where the node
 /// window carries them (shm_bytes_per_s 0) and it is known, else memcpy's.
 inline double node_copy_bytes_per_s(const Machine& m) {
   return m.shm_bytes_per_s == 0 && m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s
@@ -143,6 +152,16 @@ inline double core_sharing(const Machine& m, int node_ranks) {
   return m.cores_per_node > 0 ? std::max(1.0, node_ranks / m.cores_per_node) : 1.0;
 }
 
+/// Bytes a rank sends to (or receives from) ranks of its own node, by how its transports
+/// (transport_kind.hpp) carry them.
+struct NodeBytes {
+  index_t point_to_point = 0;  ///< MPI: packed, copied by MPI (the shm term), unpacked
+  index_t window = 0;          ///< the node window: packed, unpacked from the sender's buffer
+  index_t in_place = 0;        ///< read from the sender's source (direct, cross-memory):
+                               ///< nothing packed, one copy by the receiver
+  index_t total() const { return point_to_point + window + in_place; }
+};
+
 /// One rank's share of a move, in bytes and messages: what predict reads.
 struct RankLoad {
   int rank = 0;
@@ -154,6 +173,14 @@ struct RankLoad {
   index_t messages_sent_inter_node = 0, messages_received_inter_node = 0;
   /// Contiguous runs packed, unpacked and copied locally (contiguous_runs).
   index_t runs_sent = 0, runs_received = 0, runs_local = 0;
+  /// How the bytes within the node travel, when the move's transports are known (a wired
+  /// move: rank_load with its transports); else (false) as the machine says: MPI when
+  /// Machine::shm_bytes_per_s > 0, the node window otherwise.
+  bool routes_known = false;
+  NodeBytes sent_in_node, received_in_node;  ///< with routes_known: sum to the bytes within
+  /// Whether the node window's bytes go through its rings (ExecutionOptions::ring_slots != 0):
+  /// then at Machine::ring_bytes_per_s, where it is known.
+  bool rings = true;
 };
 
 /// Rank plan.rank's load with its peers on nodes node_of_rank (one entry per rank of
@@ -193,6 +220,44 @@ inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank
   return l;
 }
 
+/// rank_load of a wired move, whose bytes within the node are split by the transport of
+/// each message: `send_transport[m]` carries plan.send.messages[m], `recv_transport[m]`
+/// plan.recv.messages[m] (a TaskGraph's lists: Redistributor::task_graph()); `rings`:
+/// whether the node window runs its rings (ExecutionOptions::ring_slots != 0).
+/// @throws invalid_argument when a list's length is not its side's message count, or as
+/// rank_load above.
+inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank,
+                          index_t element_bytes, std::span<const Transport> send_transport,
+                          std::span<const Transport> recv_transport, bool rings,
+                          int node_ranks = 0) {
+  detail::require<invalid_argument>(send_transport.size() == plan.send.messages.size(),
+                                    "must hold one transport per sent message of the plan",
+                                    "send_transport.size()", send_transport.size());
+  detail::require<invalid_argument>(recv_transport.size() == plan.recv.messages.size(),
+                                    "must hold one transport per received message of the plan",
+                                    "recv_transport.size()", recv_transport.size());
+  RankLoad l = rank_load(plan, node_of_rank, element_bytes, node_ranks);
+  const auto split = [&](const std::vector<Message>& messages, std::span<const Transport> how) {
+    NodeBytes b;
+    for (std::size_t m = 0; m < messages.size(); ++m) {
+      if (node_of_rank[static_cast<std::size_t>(messages[m].peer)] != l.node) continue;
+      const index_t bytes = messages[m].elements * element_bytes;
+      if (how[m] == Transport::point_to_point)
+        b.point_to_point += bytes;
+      else if (how[m] == Transport::shared_window)
+        b.window += bytes;
+      else
+        b.in_place += bytes;  // reads_in_place(how[m])
+    }
+    return b;
+  };
+  l.routes_known = true;
+  l.sent_in_node = split(plan.send.messages, send_transport);
+  l.received_in_node = split(plan.recv.messages, recv_transport);
+  l.rings = rings;
+  return l;
+}
+
 /// Rank `rank`'s time, term by term (the table in the file comment), in seconds.
 struct RankTime {
   int rank = 0;
@@ -221,6 +286,26 @@ struct Prediction {
   bool link_estimated = false;
   std::vector<RankTime> ranks;  ///< one per load, in the order given
 };
+
+/// How `bytes` within a rank's node travel: `known` where the load says (routes_known),
+/// else as the machine says (MPI when it has a shared-memory bandwidth, else the node
+/// window, through rings when it has their rate).
+/// @throws invalid_argument when known routes do not sum to `bytes`.
+namespace detail {
+inline NodeBytes node_bytes_by_route(index_t bytes, const NodeBytes& known,
+                                     const redist::RankLoad& l, const Machine& m) {
+  if (l.routes_known) {
+    detail::require<invalid_argument>(known.point_to_point >= 0 && known.window >= 0 &&
+                                          known.in_place >= 0 && known.total() == bytes,
+                                      "routes must be >= 0 and sum to the bytes within the node",
+                                      "RankLoad::rank", l.rank);
+    return known;
+  }
+  NodeBytes b;
+  (m.shm_bytes_per_s > 0 ? b.point_to_point : b.window) = bytes;
+  return b;
+}
+}  // namespace detail
 
 /// The predicted time of a move whose ranks (all, or a sample) carry `loads`, on machine
 /// `m`. O(loads log loads).
@@ -274,25 +359,31 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
     t.rank = l.rank;
     t.link = over(node_bytes[l.node], m.link_bytes_per_s);
     const double share = core_sharing(m, l.node_ranks);
-    t.shm = share * over(static_cast<double>(std::max(l.sent - l.sent_inter_node,
-                                                      l.received - l.received_inter_node)),
-                         m.shm_bytes_per_s);
+    const NodeBytes sent_in =
+        detail::node_bytes_by_route(l.sent - l.sent_inter_node, l.sent_in_node, l, m);
+    const NodeBytes received_in =
+        detail::node_bytes_by_route(l.received - l.received_inter_node, l.received_in_node, l, m);
+    t.shm = share *
+            over(static_cast<double>(std::max(sent_in.point_to_point, received_in.point_to_point)),
+                 m.shm_bytes_per_s);
     t.latency =
         static_cast<double>(std::max(l.messages_sent_inter_node, l.messages_received_inter_node)) *
             m.link_latency_s +
         static_cast<double>(std::max(l.messages_sent - l.messages_sent_inter_node,
                                      l.messages_received - l.messages_received_inter_node)) *
             m.shm_latency_s;
-    // `within` of `bytes` go to (come from) ranks of the node: at the ring's rate there.
-    const double node_rate = node_copy_bytes_per_s(m);
-    const auto copy = [&](index_t bytes, index_t within, index_t runs) {
-      return share * (over(static_cast<double>(bytes - within), m.memcpy_bytes_per_s) +
-                      over(static_cast<double>(within), node_rate) +
+    // Of `bytes` copied, `skipped` are not (read in place: the sender packs nothing) and
+    // `window` go through the node window: at the ring's rate where its rings run.
+    const double window_rate =
+        l.rings && m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s : m.memcpy_bytes_per_s;
+    const auto copy = [&](index_t bytes, index_t skipped, index_t window, index_t runs) {
+      return share * (over(static_cast<double>(bytes - skipped - window), m.memcpy_bytes_per_s) +
+                      over(static_cast<double>(window), window_rate) +
                       static_cast<double>(runs) * m.copy_run_s);
     };
-    t.pack = copy(l.sent, l.sent - l.sent_inter_node, l.runs_sent);
-    t.unpack = copy(l.received, l.received - l.received_inter_node, l.runs_received);
-    t.local = copy(l.local, 0, l.runs_local);
+    t.pack = copy(l.sent, sent_in.in_place, sent_in.window, l.runs_sent);
+    t.unpack = copy(l.received, 0, received_in.window, l.runs_received);
+    t.local = copy(l.local, 0, 0, l.runs_local);
     t.runs =
         share * static_cast<double>(l.runs_sent + l.runs_received + l.runs_local) * m.copy_run_s;
     if (p.critical_rank < 0 || t.total() > p.seconds ||

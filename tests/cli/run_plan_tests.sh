@@ -99,6 +99,39 @@ assert p["predicted"]["critical_rank"] == r["predicted"]["critical_rank"]
 PY
 ok $? "P = 4: every rank's simulated stats and the prediction equal redist-run's"
 
+# --- redist-run charges bytes within a node by the transport that carried them ------------
+# One machine with both MPI's bandwidth within a node and the rings' rate: a move through the
+# node window has no shm term and packs at the ring's rate; point to point has the shm term,
+# and equals what redist-plan predicts from the plans alone (the machine's own choice, MPI,
+# since its shm bandwidth is > 0).
+both=memcpy_bytes_per_s=5e9,shm_bytes_per_s=2e9,ring_bytes_per_s=8e9,shm_latency_s=1e-6
+for how in node-window point-to-point; do
+  # shellcheck disable=SC2086
+  REDIST_RANKS_PER_NODE=2 timeout "$limit" "$mpiexec" $MPIEXEC_FLAGS -np 2 "$redist_run" \
+    --src 512x512/64x64/bc:1x2 --dst 512x512/50x50/bc:2x1 --repeat 1 --transport "$how" \
+    --machine "$both" --json "$work/route-$how.json" >"$work/route-$how.out" 2>&1
+  ok $? "redist-run --transport $how --machine (shm and ring rates)"
+done
+timeout "$limit" "$plan" --ranks 2 --ranks-per-node 2 --src 512x512/64x64/bc:1x2 \
+  --dst 512x512/50x50/bc:2x1 --sample 0 --machine "$both" --json "$work/route-plan.json" \
+  >"$work/route-plan.out" 2>&1
+ok $? "redist-plan at P = 2, one node, the same machine"
+python3 - "$work/route-node-window.json" "$work/route-point-to-point.json" \
+  "$work/route-plan.json" <<'PY'
+import json, sys
+w, p, plan = (json.load(open(f)) for f in sys.argv[1:4])
+assert w["nodes"] == 1 and p["nodes"] == 1, (w["nodes"], p["nodes"])
+tw, tp = w["predicted"]["terms"], p["predicted"]["terms"]
+k = p["predicted"]["critical_rank"]
+assert tw["shm"] == 0, tw
+want = max(p["bytes"]["sent"][k], p["bytes"]["recv"][k]) / 2e9
+assert abs(tp["shm"] - want) <= 1e-9 * want, (tp["shm"], want)
+assert tw["pack"] < tp["pack"], (tw, tp)  # the ring's rate against memcpy's
+assert abs(plan["predicted"]["seconds"] - p["predicted_s"]) <= 1e-9 * p["predicted_s"], \
+    (plan["predicted"]["seconds"], p["predicted_s"])
+PY
+ok $? "one machine, two transports: the node window without the shm term, MPI with it (as redist-plan)"
+
 # --- sample --------------------------------------------------------------------------------
 timeout "$limit" "$plan" --ranks 1000 --src 1000x1000/10x10/bc:1x1000 \
   --dst 1000x1000/10x10/bc:1000x1 --sample 5 --json "$work/sample.json" >/dev/null 2>&1

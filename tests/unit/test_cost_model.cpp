@@ -2,9 +2,11 @@
 // one message), the critical rank as the one with the largest sum of terms, a node's link
 // shared by its ranks (exact, and scaled from a sample), the node window without a
 // transfer term, Eq. 3 and Eq. 5; predict over real plans against the same sums by hand;
+// bytes within a node by the transport that carried them (rank_load with transports);
 // the machine's text forms (tools/machine_spec.hpp) and their errors.
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -455,4 +457,99 @@ TEST_CASE("machine_spec: ring_bytes_per_s, and files without it") {
   m.ring_bytes_per_s = -1;
   CHECK_THROWS_WITH_AS(validate(m, false), doctest::Contains("Machine::ring_bytes_per_s"),
                        invalid_argument);
+}
+
+TEST_CASE("predict: bytes within a node charged by the transport that carried them") {
+  // 64 x 64 doubles, 8 x 8 tiles, 1 x 4 -> 4 x 1 on 4 ranks, two nodes of two: rank 0's
+  // messages to rank 1 stay in its node, those to ranks 2 and 3 leave it.
+  const Layout src{Tiling{UniformAxis<>(64, 8), UniformAxis<>(64, 8)}, BlockCyclic{1, 4}};
+  const Layout dst{Tiling{UniformAxis<>(64, 8), UniformAxis<>(64, 8)}, BlockCyclic{4, 1}};
+  const Region region{{64, 64}, {0, 0}, {0, 0}};
+  const std::vector<int> nodes{0, 0, 1, 1};
+  const Plan plan = make_plan(src, dst, region, 0, 4);
+  const auto within = [&](const std::vector<Message>& messages) {
+    index_t bytes = 0;
+    for (const Message& msg : messages) bytes += nodes[msg.peer] == 0 ? msg.elements * 8 : 0;
+    return bytes;
+  };
+  const index_t sent_in = within(plan.send.messages), received_in = within(plan.recv.messages);
+  REQUIRE(sent_in > 0);
+  REQUIRE(received_in > 0);
+  const auto all = [](const std::vector<Message>& messages, Transport how) {
+    return std::vector<Transport>(messages.size(), how);
+  };
+  Machine m = example_machine();
+  m.shm_bytes_per_s = 2e9;
+  m.ring_bytes_per_s = 8e9;
+  const RankLoad machine_says = rank_load(plan, nodes, 8);
+  CHECK_FALSE(machine_says.routes_known);
+
+  SUBCASE("MPI within the node: the shm term, pack and unpack at memcpy") {
+    const RankLoad l = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::point_to_point),
+                                 all(plan.recv.messages, Transport::point_to_point), true);
+    CHECK(l.routes_known);
+    CHECK(l.sent_in_node.point_to_point == sent_in);
+    CHECK(l.received_in_node.point_to_point == received_in);
+    CHECK(l.sent_in_node.window + l.sent_in_node.in_place == 0);
+    const RankTime t = predict(std::span<const RankLoad>(&l, 1), m).ranks[0];
+    CHECK(t.shm == doctest::Approx(static_cast<double>(std::max(sent_in, received_in)) / 2e9));
+    CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent) / 4e9));
+    CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received) / 4e9));
+    // The same as the machine's own choice when it has a shared-memory bandwidth.
+    CHECK(predict(std::span<const RankLoad>(&machine_says, 1), m).seconds ==
+          doctest::Approx(predict(std::span<const RankLoad>(&l, 1), m).seconds));
+  }
+  SUBCASE("the node window: no shm term whatever the machine says, rings at their rate") {
+    const RankLoad l = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::shared_window),
+                                 all(plan.recv.messages, Transport::shared_window), true);
+    CHECK(l.sent_in_node.window == sent_in);
+    const RankTime t = predict(std::span<const RankLoad>(&l, 1), m).ranks[0];
+    CHECK(t.shm == 0);
+    CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent - sent_in) / 4e9 +
+                                    static_cast<double>(sent_in) / 8e9));
+    CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received - received_in) / 4e9 +
+                                      static_cast<double>(received_in) / 8e9));
+    // Rings off: the window's bytes at memcpy.
+    const RankLoad off =
+        rank_load(plan, nodes, 8, all(plan.send.messages, Transport::shared_window),
+                  all(plan.recv.messages, Transport::shared_window), false);
+    const RankTime t_off = predict(std::span<const RankLoad>(&off, 1), m).ranks[0];
+    CHECK(t_off.pack == doctest::Approx(static_cast<double>(l.sent) / 4e9));
+    CHECK(t_off.shm == 0);
+  }
+  SUBCASE("read in place: nothing packed for the node, one copy by the receiver") {
+    const RankLoad l = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::cross_memory),
+                                 all(plan.recv.messages, Transport::direct), true);
+    CHECK(l.sent_in_node.in_place == sent_in);
+    CHECK(l.received_in_node.in_place == received_in);
+    const RankTime t = predict(std::span<const RankLoad>(&l, 1), m).ranks[0];
+    CHECK(t.shm == 0);
+    CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent - sent_in) / 4e9));
+    CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received) / 4e9));
+  }
+  SUBCASE("transports between nodes change nothing: those bytes are the link's") {
+    std::vector<Transport> send = all(plan.send.messages, Transport::shared_window);
+    for (std::size_t k = 0; k < send.size(); ++k)
+      if (nodes[plan.send.messages[k].peer] != 0) send[k] = Transport::point_to_point;
+    const RankLoad a =
+        rank_load(plan, nodes, 8, send, all(plan.recv.messages, Transport::shared_window), true);
+    const RankLoad b = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::shared_window),
+                                 all(plan.recv.messages, Transport::shared_window), true);
+    CHECK(a.sent_in_node.window == b.sent_in_node.window);
+    CHECK(predict(std::span<const RankLoad>(&a, 1), m).seconds ==
+          doctest::Approx(predict(std::span<const RankLoad>(&b, 1), m).seconds));
+  }
+  SUBCASE("errors name the parameter") {
+    CHECK_THROWS_WITH_AS(rank_load(plan, nodes, 8, std::vector<Transport>{},
+                                   all(plan.recv.messages, Transport::shared_window), true),
+                         doctest::Contains("send_transport.size()"), invalid_argument);
+    CHECK_THROWS_WITH_AS(rank_load(plan, nodes, 8, all(plan.send.messages, Transport::direct),
+                                   std::vector<Transport>(1), true),
+                         doctest::Contains("recv_transport.size()"), invalid_argument);
+    RankLoad bad = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::shared_window),
+                             all(plan.recv.messages, Transport::shared_window), true);
+    bad.sent_in_node.window -= 8;  // no longer the bytes within the node
+    CHECK_THROWS_WITH_AS(predict(std::span<const RankLoad>(&bad, 1), m),
+                         doctest::Contains("RankLoad::rank"), invalid_argument);
+  }
 }
