@@ -31,8 +31,14 @@ PYTHON = {
     "python": ["--alloc", "layout", "--hugepages", "off"],
     "python_default": ["--alloc", "layout"],
     "python_numpy_arrays": ["--alloc", "numpy"],
+    # The 4 KiB-page variant with MPI at MPI_THREAD_SERIALIZED, as redist-run initializes it
+    # (mpi4py asks for MPI_THREAD_MULTIPLE unless told otherwise).
+    "python_serialized": ["--alloc", "layout", "--hugepages", "off", "--thread-level",
+                          "serialized"],
 }
-VARIANTS = ["redist_run"] + list(PYTHON)
+TITLES = {"python": "Python", "python_default": "Python, NumPy huge pages",
+          "python_numpy_arrays": "Python, numpy.empty arrays",
+          "python_serialized": "Python, MPI serialized"}
 
 
 def mpiexec(ranks):
@@ -69,8 +75,17 @@ def main():
     ap.add_argument("--storage", default="scalapack,tile",
                     help="comma-separated storage kinds to run (scalapack, tile)")
     ap.add_argument("--cases", default="abcd")
+    ap.add_argument("--variants", default=",".join(PYTHON),
+                    help="comma-separated Python variants beside redist-run: " + ", ".join(PYTHON))
     ap.add_argument("--json", required=True)
     o = ap.parse_args()
+    python = [v for v in o.variants.split(",") if v]
+    for v in python:
+        if v not in PYTHON:
+            ap.error(f"--variants: unknown variant '{v}' (one of {', '.join(PYTHON)})")
+    if "python" not in python:
+        ap.error("--variants: 'python' (the binding on redist-run's kind of memory) is needed")
+    VARIANTS = ["redist_run"] + python
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "run.json")
@@ -104,11 +119,11 @@ def main():
     with open(o.json, "w") as f:
         json.dump({"rounds": o.rounds, "repeat": o.repeat, "ranks": o.ranks, "load_end": load,
                    "cases": rows}, f, indent=1)
-    print("\n| case | storage | redist-run s | Python s (ratio) | Python, NumPy huge pages s "
-          "(ratio) | Python, numpy.empty arrays s (ratio) | Python set-up s | first call s |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| case | storage | redist-run s | " +
+          " | ".join(f"{TITLES[v]} s (ratio)" for v in python) + " | Python set-up s | first call s |")
+    print("|---|---|---|" + "---|" * (len(python) + 2))
     for r in rows:
-        cells = [f"{r[f'{v}_s']:.4f} ({r[f'{v}_ratio']:.3f})" for v in PYTHON]
+        cells = [f"{r[f'{v}_s']:.4f} ({r[f'{v}_ratio']:.3f})" for v in python]
         print(f"| {r['case']} | {r['storage']} | {r['redist_run_s']:.4f} | " + " | ".join(cells) +
               f" | {r['python_construct_s']:.4f} | {r['python_first_call_s']:.4f} |")
 

@@ -5,10 +5,8 @@ between a barrier and the slowest rank's end. Rank 0 writes the JSON."""
 import argparse
 import json
 
+import mpi4py
 import numpy as np
-from mpi4py import MPI
-
-import redist
 
 DTYPES = {"double": np.float64, "float": np.float32, "cdouble": np.complex128,
           "cfloat": np.complex64, "int": np.int32}
@@ -27,7 +25,15 @@ def main():
     ap.add_argument("--hugepages", default="numpy", choices=["numpy", "off"],
                     help="NumPy's own choice (madvise huge pages for large arrays, where the "
                     "kernel's transparent huge pages are 'madvise') or off, as Kokkos allocates")
+    ap.add_argument("--thread-level", default=None,
+                    choices=["single", "funneled", "serialized", "multiple"],
+                    help="MPI's thread level (mpi4py.rc.thread_level); default: mpi4py's own "
+                    "(multiple), as a program gets it")
     o = ap.parse_args()
+    if o.thread_level:
+        mpi4py.rc.thread_level = o.thread_level
+    from mpi4py import MPI  # initializes MPI at the level asked
+    import redist
     if o.hugepages == "off":
         np.core.multiarray._set_madvise_hugepage(False)
     comm = MPI.COMM_WORLD
