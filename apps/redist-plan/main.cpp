@@ -50,10 +50,14 @@ constexpr OptionInfo option_table[] = {
      "nodes first); with it the prediction covers every rank"},
     {"--inter-node-schedule", "", "auto|all-at-once|caterpillar|shift", "auto",
      "the order of the messages between nodes whose task-graph edges are built"},
+    {"--transport", "", "auto|point-to-point|node-window|cross-memory", "auto",
+     "how messages within a node travel, for the task graph and the prediction; auto: the "
+     "node window (the engine's choice for private sources unless the kernel permits "
+     "cross-memory, which only a run can probe)"},
     {"--machine", "", "FILE|KEY=V,...", "none",
      "predict the move's time on this machine: redist-calibrate's JSON file, or its keys "
      "inline (memcpy_bytes_per_s, link_bytes_per_s, link_latency_s, shm_bytes_per_s, "
-     "shm_latency_s)"},
+     "shm_latency_s, copy_run_s, cores_per_node, ring_bytes_per_s)"},
     {"--json", "", "FILE", "none", "write a JSON report"},
     {"--help", "-h", "", "", "print this help and exit 0"},
 };
@@ -94,6 +98,7 @@ struct Options : LayoutOptions {
   index_t sample = 64;
   Relabel relabel = Relabel::off;
   InterNodeSchedule schedule = InterNodeSchedule::automatic;
+  TransportPolicy transport = TransportPolicy::automatic;
   std::optional<Machine> machine;
   std::string json;
 };
@@ -125,6 +130,8 @@ Options parse(int argc, char** argv) {
         o.relabel = v == "off" ? Relabel::off : v == "nodes" ? Relabel::nodes : Relabel::flat;
       } else if (a == "--inter-node-schedule") {
         o.schedule = policy_option<InterNodeSchedule>(a, v);
+      } else if (a == "--transport") {
+        o.transport = policy_option<TransportPolicy>(a, v);
       } else if (a == "--machine") {
         o.machine = parse_machine(v, a);
         validate(*o.machine, false);
@@ -173,6 +180,9 @@ int run(const Options& o) {
   Job job(o.ranks, std::min(o.ranks_per_node, o.ranks));
   job.element_bytes = element_bytes(o.type);
   job.schedule = o.schedule;
+  job.within_node = o.transport == TransportPolicy::point_to_point ? Transport::point_to_point
+                    : o.transport == TransportPolicy::cross_memory ? Transport::cross_memory
+                                                                   : Transport::shared_window;
   job.plan_options.batch = o.batch;
   job.plan_options.element_bytes = job.element_bytes;
   // As a Redistributor on host memory: the environment applied, batches aimed at 64 MiB.
@@ -268,7 +278,8 @@ int run(const Options& o) {
   std::printf("  region  %s\n", to_string(region).c_str());
   std::printf("  sampled %zu ranks:", ranks.size());
   for (std::size_t k = 0; k < ranks.size() && k < 16; ++k) std::printf(" %d", ranks[k].rank);
-  std::printf("%s; between nodes %s\n", ranks.size() > 16 ? " ..." : "", to_string(order));
+  std::printf("%s; between nodes %s, within %s\n", ranks.size() > 16 ? " ..." : "",
+              to_string(order), to_string(job.within_node));
   std::printf("  per rank            max       median\n");
   for (const Row& r : rows)
     std::printf("  %-15s %11.6g %11.6g %s\n", r.name, r.value.first, r.value.second, r.unit);
@@ -326,6 +337,7 @@ int run(const Options& o) {
       << ",\n  \"region\": " << json_string(to_string(region))
       << ",\n  \"type\": " << json_string(o.type) << ",\n  \"element_bytes\": " << job.element_bytes
       << ",\n  \"inter_node_schedule\": " << json_string(to_string(order))
+      << ",\n  \"transport_within_node\": " << json_string(to_string(job.within_node))
       << ",\n  \"per_rank\": {";
     for (std::size_t k = 0; k < rows.size(); ++k) {
       std::string key(rows[k].name);

@@ -54,6 +54,28 @@ struct Job {
   PlanOptions plan_options;
   InterNodeSchedule schedule = InterNodeSchedule::automatic;
   index_t chunk_bytes = ExecutionOptions{}.chunk_bytes;
+  /// How messages within a node travel (--transport): the node window, the engine's default
+  /// on host memory for private sources (transport/choose.hpp chooses at run time, and
+  /// cross-memory only where the kernel permits it), point to point, or cross-memory.
+  Transport within_node = Transport::shared_window;
+
+  /// The transport of each of `messages`, sent or received by a rank of node `home`:
+  /// within_node for a peer on that node, point to point for one on another.
+  std::vector<Transport> transports(const std::vector<Message>& messages, int home) const {
+    std::vector<Transport> how;
+    how.reserve(messages.size());
+    for (const Message& m : messages)
+      how.push_back(node_of_rank[static_cast<std::size_t>(m.peer)] == home
+                        ? within_node
+                        : Transport::point_to_point);
+    return how;
+  }
+  /// Rank plan.rank's load for the cost model, with the transports of its messages.
+  RankLoad load(const Plan& plan) const {
+    const int home = node_of_rank[static_cast<std::size_t>(plan.rank)];
+    return rank_load(plan, node_of_rank, element_bytes, transports(plan.send.messages, home),
+                     transports(plan.recv.messages, home), true, node_ranks(plan.rank));
+  }
 
   Job(int p, int r) : ranks(p), ranks_per_node(r), node_of_rank(static_cast<std::size_t>(p)) {
     for (int k = 0; k < p; ++k) node_of_rank[static_cast<std::size_t>(k)] = k / r;
@@ -67,8 +89,7 @@ struct Job {
 };
 
 /// Rank `rank`'s set-up, stage by stage. Between nodes messages go point to point (and
-/// under a step order in packets); within a node through the node window, the engine's
-/// default on host memory (transport/choose.hpp chooses at run time).
+/// under a step order in packets); within a node as Job::within_node says.
 template <class SrcLayout, class DstLayout>
 RankSetUp simulate_rank(const Job& job, const SrcLayout& src, const DstLayout& dst,
                         const Region& region, int rank) {
@@ -84,7 +105,7 @@ RankSetUp simulate_rank(const Job& job, const SrcLayout& src, const DstLayout& d
 
   t0 = std::chrono::steady_clock::now();
   out.stats = with_node_traffic(plan, job.node_of_rank, job.nodes);
-  out.load = rank_load(plan, job.node_of_rank, job.element_bytes, job.node_ranks(rank));
+  out.load = job.load(plan);
   out.nodes_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -97,17 +118,9 @@ RankSetUp simulate_rank(const Job& job, const SrcLayout& src, const DstLayout& d
   const index_t chunk = std::max<index_t>(1, job.chunk_bytes / job.element_bytes);
   const index_t packet = std::max<index_t>(1, step_packet_bytes / job.element_bytes);
   Chunkings chunks = cut_chunkings(plan, chunk, chunk, other_node, std::min(chunk, packet));
-  const auto transports = [&](const std::vector<Message>& messages) {
-    std::vector<Transport> how;
-    how.reserve(messages.size());
-    for (const Message& m : messages)
-      how.push_back(job.node_of_rank[static_cast<std::size_t>(m.peer)] == home
-                        ? Transport::shared_window
-                        : Transport::point_to_point);
-    return how;
-  };
-  TaskGraph graph = make_task_graph(plan, std::move(chunks), transports(plan.send.messages),
-                                    transports(plan.recv.messages));
+  TaskGraph graph =
+      make_task_graph(plan, std::move(chunks), job.transports(plan.send.messages, home),
+                      job.transports(plan.recv.messages, home));
   if (steps) add_step_edges(graph, plan, job.node_of_rank, job.nodes, order);
   const Schedule schedule = compile(graph);
   out.schedule_s = seconds_since(t0);
@@ -153,7 +166,7 @@ Relabeling relabel_job(const Job& job, const SrcLayout& src, const DstLayout& ds
     const Plan plan = make_plan(src, dst, region, s, job.ranks, job.plan_options);
     volumes.add_row(volume_row(plan));
     out.rows_max_s = std::max(out.rows_max_s, seconds_since(t0));
-    out.loads.push_back(rank_load(plan, job.node_of_rank, job.element_bytes, job.node_ranks(s)));
+    out.loads.push_back(job.load(plan));
   }
   out.rows_s = seconds_since(all);
   out.nonzeros = static_cast<index_t>(volumes.entries.size());

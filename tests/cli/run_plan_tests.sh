@@ -101,9 +101,8 @@ ok $? "P = 4: every rank's simulated stats and the prediction equal redist-run's
 
 # --- redist-run charges bytes within a node by the transport that carried them ------------
 # One machine with both MPI's bandwidth within a node and the rings' rate: a move through the
-# node window has no shm term and packs at the ring's rate; point to point has the shm term,
-# and equals what redist-plan predicts from the plans alone (the machine's own choice, MPI,
-# since its shm bandwidth is > 0).
+# node window has no shm term and packs at the ring's rate; point to point has the shm term.
+# redist-plan predicts each alike from the plans with --transport, the node window by default.
 both=memcpy_bytes_per_s=5e9,shm_bytes_per_s=2e9,ring_bytes_per_s=8e9,shm_latency_s=1e-6
 for how in node-window point-to-point; do
   # shellcheck disable=SC2086
@@ -112,14 +111,18 @@ for how in node-window point-to-point; do
     --machine "$both" --json "$work/route-$how.json" >"$work/route-$how.out" 2>&1
   ok $? "redist-run --transport $how --machine (shm and ring rates)"
 done
-timeout "$limit" "$plan" --ranks 2 --ranks-per-node 2 --src 512x512/64x64/bc:1x2 \
-  --dst 512x512/50x50/bc:2x1 --sample 0 --machine "$both" --json "$work/route-plan.json" \
-  >"$work/route-plan.out" 2>&1
-ok $? "redist-plan at P = 2, one node, the same machine"
+for how in auto point-to-point; do
+  timeout "$limit" "$plan" --ranks 2 --ranks-per-node 2 --src 512x512/64x64/bc:1x2 \
+    --dst 512x512/50x50/bc:2x1 --sample 0 --transport "$how" --machine "$both" \
+    --json "$work/route-plan-$how.json" >"$work/route-plan-$how.out" 2>&1
+  ok $? "redist-plan at P = 2, one node, --transport $how, the same machine"
+done
 python3 - "$work/route-node-window.json" "$work/route-point-to-point.json" \
-  "$work/route-plan.json" <<'PY'
+  "$work/route-plan-auto.json" "$work/route-plan-point-to-point.json" <<'PY'
 import json, sys
-w, p, plan = (json.load(open(f)) for f in sys.argv[1:4])
+w, p, plan_w, plan_p = (json.load(open(f)) for f in sys.argv[1:5])
+assert plan_w["transport_within_node"] == "node-window", plan_w["transport_within_node"]
+assert plan_p["transport_within_node"] == "point-to-point", plan_p["transport_within_node"]
 assert w["nodes"] == 1 and p["nodes"] == 1, (w["nodes"], p["nodes"])
 tw, tp = w["predicted"]["terms"], p["predicted"]["terms"]
 k = p["predicted"]["critical_rank"]
@@ -127,10 +130,11 @@ assert tw["shm"] == 0, tw
 want = max(p["bytes"]["sent"][k], p["bytes"]["recv"][k]) / 2e9
 assert abs(tp["shm"] - want) <= 1e-9 * want, (tp["shm"], want)
 assert tw["pack"] < tp["pack"], (tw, tp)  # the ring's rate against memcpy's
-assert abs(plan["predicted"]["seconds"] - p["predicted_s"]) <= 1e-9 * p["predicted_s"], \
-    (plan["predicted"]["seconds"], p["predicted_s"])
+for plan, run in ((plan_w, w), (plan_p, p)):
+    assert abs(plan["predicted"]["seconds"] - run["predicted_s"]) <= 1e-9 * run["predicted_s"], \
+        (plan["transport_within_node"], plan["predicted"]["seconds"], run["predicted_s"])
 PY
-ok $? "one machine, two transports: the node window without the shm term, MPI with it (as redist-plan)"
+ok $? "one machine, two transports: the node window without the shm term, MPI with it; redist-plan predicts each as redist-run"
 
 # --- sample --------------------------------------------------------------------------------
 timeout "$limit" "$plan" --ranks 1000 --src 1000x1000/10x10/bc:1x1000 \
@@ -219,6 +223,8 @@ l="--src $src --dst $dst"
     --ranks 4 \
     --machine link_bytes_per_s=1e9 $l
   bad "redist-plan: --relabel: expected off, flat or nodes" --ranks 4 --relabel x $l
+  bad "redist-plan: --transport: expected auto, point-to-point, node-window or cross-memory, got 'fast'" \
+    --ranks 4 --transport fast $l
   bad "redist-plan: --src: expected MxN/MBxNB/DIST[/STORAGE], got 'bad'" --ranks 4 \
     --src bad --dst "$dst"
   bad "redist-plan: --region: 9000x1@0,0->0,0: region does not fit" --ranks 4 \
