@@ -66,6 +66,9 @@
 /// = 3 ms, T = 11.01 ms; the same ranks two a node on a node of 1 core (s = 2): rank 0's
 /// pack 6 ms.
 ///
+/// The machine's parameters: cost/machine.hpp; a rank's load (bytes, messages, runs, and
+/// routes within the node): cost/rank_load.hpp; this file: the terms and predict.
+///
 /// Pure: it reads plans (plan.hpp) or their statistics with the node fields filled
 /// (plan/node_traffic.hpp). A sample of the ranks is enough: a node's link bytes are then
 /// the mean of its sampled ranks times its ranks (RankLoad::node_ranks), and
@@ -78,185 +81,14 @@
 #include <string>
 #include <vector>
 
+#include <redist/cost/machine.hpp>
+#include <redist/cost/rank_load.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/plan.hpp>
-#include <redist/plan/copy_runs.hpp>
 #include <redist/plan/node_traffic.hpp>
-#include <redist/transport_kind.hpp>
 
 namespace redist {
-
-/// What predict needs to know of a machine. Bandwidths in bytes per second, latencies in
-/// seconds; `redist-calibrate` measures them (docs/cost-model.md).
-struct Machine {
-  /// memcpy bandwidth of one rank while every rank copies (B_memcpy of Eq. 4).
-  double memcpy_bytes_per_s = 0;
-  /// One direction of a node's link to the other nodes (B_net of Eq. 4, per node).
-  double link_bytes_per_s = 0;
-  /// One message between nodes.
-  double link_latency_s = 0;
-  /// Point-to-point between two ranks of one node (MPI over shared memory); 0: no
-  /// transfer term within a node (the node window: the receiver unpacks from the sender's
-  /// buffer, so pack and unpack are all it costs).
-  double shm_bytes_per_s = 0;
-  /// One message between two ranks of one node.
-  double shm_latency_s = 0;
-  /// c_run: what one contiguous run of a copy costs beyond its bytes at memcpy_bytes_per_s
-  /// (contiguous_runs); 0 (a file without it): runs cost nothing beyond their bytes.
-  double copy_run_s = 0;
-  /// Cores of a node that its ranks run on (a count); when a node's ranks exceed it, the
-  /// copy terms of its ranks scale by ranks / cores. 0 (a file without it): not known,
-  /// ranks never share a core.
-  double cores_per_node = 0;
-  /// The node window's rings: the rate of one rank packing into a cache-sized ring and
-  /// unpacking its peer's ring (both copies' bytes over their time, as memcpy_bytes_per_s
-  /// is one copy's), which replaces memcpy_bytes_per_s for the bytes a rank packs for, and
-  /// unpacks from, ranks of its node when shm_bytes_per_s is 0 (the node window carries
-  /// them). 0 (a file without it, or rings off): those copies at memcpy_bytes_per_s.
-  double ring_bytes_per_s = 0;
-};
-
-/// The rate that pack and unpack run at for bytes within a node when the machine decides
-/// their route (a load without routes, RankLoad::routes_known): the ring's where the node
-/// window carries them (shm_bytes_per_s 0) and it is known, else memcpy's.
-inline double node_copy_bytes_per_s(const Machine& m) {
-  return m.shm_bytes_per_s == 0 && m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s
-                                                          : m.memcpy_bytes_per_s;
-}
-
-/// Checks a machine's parameters.
-/// @throws invalid_argument naming the first field that is not finite, negative, or 0
-/// where a bandwidth is needed (memcpy; link only when `needs_link`).
-inline void validate(const Machine& m, bool needs_link = true) {
-  const auto check = [](double v, const char* name, bool positive) {
-    detail::require<invalid_argument>(
-        v == v && v >= 0 && v < 1e300 && (!positive || v > 0),
-        positive ? "must be a finite number > 0" : "must be a finite number >= 0",
-        std::string("Machine::") + name, v);
-  };
-  check(m.memcpy_bytes_per_s, "memcpy_bytes_per_s", true);
-  check(m.link_bytes_per_s, "link_bytes_per_s", needs_link);
-  check(m.link_latency_s, "link_latency_s", false);
-  check(m.shm_bytes_per_s, "shm_bytes_per_s", false);
-  check(m.shm_latency_s, "shm_latency_s", false);
-  check(m.copy_run_s, "copy_run_s", false);
-  check(m.cores_per_node, "cores_per_node", false);
-  check(m.ring_bytes_per_s, "ring_bytes_per_s", false);
-}
-
-/// s of the file comment: how many times longer a rank's copies take when its node's
-/// `node_ranks` ranks share `m.cores_per_node` cores; 1 when they do not, or cores are not
-/// known. @post >= 1. Example: 4 ranks, 2 cores: 2; 3 ranks, 2 cores: 1.5; 2 ranks, 4 cores: 1.
-inline double core_sharing(const Machine& m, int node_ranks) {
-  return m.cores_per_node > 0 ? std::max(1.0, node_ranks / m.cores_per_node) : 1.0;
-}
-
-/// Bytes a rank sends to (or receives from) ranks of its own node, by how its transports
-/// (transport_kind.hpp) carry them.
-struct NodeBytes {
-  index_t point_to_point = 0;  ///< MPI: packed, copied by MPI (the shm term), unpacked
-  index_t window = 0;          ///< the node window: packed, unpacked from the sender's buffer
-  index_t in_place = 0;        ///< read from the sender's source (direct, cross-memory):
-                               ///< nothing packed, one copy by the receiver
-  index_t total() const { return point_to_point + window + in_place; }
-};
-
-/// One rank's share of a move, in bytes and messages: what predict reads.
-struct RankLoad {
-  int rank = 0;
-  int node = 0;        ///< any integer: equal means one node
-  int node_ranks = 1;  ///< ranks on that node (they share its link)
-  index_t sent = 0, received = 0, local = 0;
-  index_t sent_inter_node = 0, received_inter_node = 0;
-  index_t messages_sent = 0, messages_received = 0;
-  index_t messages_sent_inter_node = 0, messages_received_inter_node = 0;
-  /// Contiguous runs packed, unpacked and copied locally (contiguous_runs).
-  index_t runs_sent = 0, runs_received = 0, runs_local = 0;
-  /// How the bytes within the node travel, when the move's transports are known (a wired
-  /// move: rank_load with its transports); else (false) as the machine says: MPI when
-  /// Machine::shm_bytes_per_s > 0, the node window otherwise.
-  bool routes_known = false;
-  NodeBytes sent_in_node, received_in_node;  ///< with routes_known: sum to the bytes within
-  /// Whether the node window's bytes go through its rings (ExecutionOptions::ring_slots != 0):
-  /// then at Machine::ring_bytes_per_s, where it is known.
-  bool rings = true;
-};
-
-/// Rank plan.rank's load with its peers on nodes node_of_rank (one entry per rank of
-/// plan.comm_size), for elements of `element_bytes`; `node_ranks`: the ranks on its node,
-/// counted from node_of_rank when 0. O(messages), plus O(P) when it counts.
-/// @throws invalid_argument as with_node_traffic (plan/node_traffic.hpp) does.
-inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank,
-                          index_t element_bytes, int node_ranks = 0) {
-  // The node count is not needed here: 0 stands for it.
-  const PlanStats s = with_node_traffic(plan, node_of_rank, 0);
-  RankLoad l;
-  l.rank = plan.rank;
-  l.node = node_of_rank[static_cast<std::size_t>(plan.rank)];
-  l.node_ranks =
-      node_ranks > 0
-          ? node_ranks
-          : static_cast<int>(std::count(node_of_rank.begin(), node_of_rank.end(), l.node));
-  l.sent = s.elements_sent * element_bytes;
-  l.received = s.elements_received * element_bytes;
-  l.local = s.elements_local * element_bytes;
-  l.sent_inter_node = s.elements_sent_inter_node * element_bytes;
-  l.received_inter_node = s.elements_received_inter_node * element_bytes;
-  l.messages_sent = s.messages_sent;
-  l.messages_received = s.messages_received;
-  const auto off_node = [&](const std::vector<Message>& messages) {
-    index_t n = 0;
-    for (const Message& m : messages)
-      n += node_of_rank[static_cast<std::size_t>(m.peer)] != l.node ? 1 : 0;
-    return n;
-  };
-  l.messages_sent_inter_node = off_node(plan.send.messages);
-  l.messages_received_inter_node = off_node(plan.recv.messages);
-  const CopyRuns runs = contiguous_runs(plan);
-  l.runs_sent = runs.sent;
-  l.runs_received = runs.received;
-  l.runs_local = runs.local;
-  return l;
-}
-
-/// rank_load of a wired move, whose bytes within the node are split by the transport of
-/// each message: `send_transport[m]` carries plan.send.messages[m], `recv_transport[m]`
-/// plan.recv.messages[m] (a TaskGraph's lists: Redistributor::task_graph()); `rings`:
-/// whether the node window runs its rings (ExecutionOptions::ring_slots != 0).
-/// @throws invalid_argument when a list's length is not its side's message count, or as
-/// rank_load above.
-inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank,
-                          index_t element_bytes, std::span<const Transport> send_transport,
-                          std::span<const Transport> recv_transport, bool rings,
-                          int node_ranks = 0) {
-  detail::require<invalid_argument>(send_transport.size() == plan.send.messages.size(),
-                                    "must hold one transport per sent message of the plan",
-                                    "send_transport.size()", send_transport.size());
-  detail::require<invalid_argument>(recv_transport.size() == plan.recv.messages.size(),
-                                    "must hold one transport per received message of the plan",
-                                    "recv_transport.size()", recv_transport.size());
-  RankLoad l = rank_load(plan, node_of_rank, element_bytes, node_ranks);
-  const auto split = [&](const std::vector<Message>& messages, std::span<const Transport> how) {
-    NodeBytes b;
-    for (std::size_t m = 0; m < messages.size(); ++m) {
-      if (node_of_rank[static_cast<std::size_t>(messages[m].peer)] != l.node) continue;
-      const index_t bytes = messages[m].elements * element_bytes;
-      if (how[m] == Transport::point_to_point)
-        b.point_to_point += bytes;
-      else if (how[m] == Transport::shared_window)
-        b.window += bytes;
-      else
-        b.in_place += bytes;  // reads_in_place(how[m])
-    }
-    return b;
-  };
-  l.routes_known = true;
-  l.sent_in_node = split(plan.send.messages, send_transport);
-  l.received_in_node = split(plan.recv.messages, recv_transport);
-  l.rings = rings;
-  return l;
-}
 
 /// Rank `rank`'s time, term by term (the table in the file comment), in seconds.
 struct RankTime {
