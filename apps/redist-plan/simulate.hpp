@@ -59,22 +59,28 @@ struct Job {
   /// cross-memory only where the kernel permits it), point to point, or cross-memory.
   Transport within_node = Transport::shared_window;
 
-  /// The transport of each of `messages`, sent or received by a rank of node `home`:
-  /// within_node for a peer on that node, point to point for one on another.
-  std::vector<Transport> transports(const std::vector<Message>& messages, int home) const {
-    std::vector<Transport> how;
-    how.reserve(messages.size());
-    for (const Message& m : messages)
-      how.push_back(node_of_rank[static_cast<std::size_t>(m.peer)] == home
-                        ? within_node
-                        : Transport::point_to_point);
-    return how;
-  }
-  /// Rank plan.rank's load for the cost model, with the transports of its messages.
-  RankLoad load(const Plan& plan) const {
+  /// The transport of each message a plan sends and receives: within_node for a peer on
+  /// the plan's rank's node, point to point for one on another.
+  struct Routes {
+    std::vector<Transport> send, recv;
+  };
+  Routes routes(const Plan& plan) const {
     const int home = node_of_rank[static_cast<std::size_t>(plan.rank)];
-    return rank_load(plan, node_of_rank, element_bytes, transports(plan.send.messages, home),
-                     transports(plan.recv.messages, home), true, node_ranks(plan.rank));
+    const auto of = [&](const std::vector<Message>& messages) {
+      std::vector<Transport> how;
+      how.reserve(messages.size());
+      for (const Message& m : messages)
+        how.push_back(node_of_rank[static_cast<std::size_t>(m.peer)] == home
+                          ? within_node
+                          : Transport::point_to_point);
+      return how;
+    };
+    return {of(plan.send.messages), of(plan.recv.messages)};
+  }
+  /// Rank plan.rank's load for the cost model, its messages carried as `how` says.
+  RankLoad load(const Plan& plan, const Routes& how) const {
+    return rank_load(plan, node_of_rank, element_bytes, how.send, how.recv, true,
+                     node_ranks(plan.rank));
   }
 
   Job(int p, int r) : ranks(p), ranks_per_node(r), node_of_rank(static_cast<std::size_t>(p)) {
@@ -105,7 +111,8 @@ RankSetUp simulate_rank(const Job& job, const SrcLayout& src, const DstLayout& d
 
   t0 = std::chrono::steady_clock::now();
   out.stats = with_node_traffic(plan, job.node_of_rank, job.nodes);
-  out.load = job.load(plan);
+  Job::Routes how = job.routes(plan);
+  out.load = job.load(plan, how);
   out.nodes_s = seconds_since(t0);
 
   t0 = std::chrono::steady_clock::now();
@@ -119,8 +126,7 @@ RankSetUp simulate_rank(const Job& job, const SrcLayout& src, const DstLayout& d
   const index_t packet = std::max<index_t>(1, step_packet_bytes / job.element_bytes);
   Chunkings chunks = cut_chunkings(plan, chunk, chunk, other_node, std::min(chunk, packet));
   TaskGraph graph =
-      make_task_graph(plan, std::move(chunks), job.transports(plan.send.messages, home),
-                      job.transports(plan.recv.messages, home));
+      make_task_graph(plan, std::move(chunks), std::move(how.send), std::move(how.recv));
   if (steps) add_step_edges(graph, plan, job.node_of_rank, job.nodes, order);
   const Schedule schedule = compile(graph);
   out.schedule_s = seconds_since(t0);
@@ -166,7 +172,7 @@ Relabeling relabel_job(const Job& job, const SrcLayout& src, const DstLayout& ds
     const Plan plan = make_plan(src, dst, region, s, job.ranks, job.plan_options);
     volumes.add_row(volume_row(plan));
     out.rows_max_s = std::max(out.rows_max_s, seconds_since(t0));
-    out.loads.push_back(job.load(plan));
+    out.loads.push_back(job.load(plan, job.routes(plan)));
   }
   out.rows_s = seconds_since(all);
   out.nonzeros = static_cast<index_t>(volumes.entries.size());

@@ -25,6 +25,7 @@
 #include <redist/transport/yielding_collectives.hpp>
 
 #include "options.hpp"
+#include "rank_load_archive.hpp"
 #include "report.hpp"
 #include "values.hpp"
 
@@ -154,33 +155,12 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   const std::string refused = R.cross_memory_refused();
   // --machine: every rank's load (cost_model.hpp), for rank 0's prediction, with the
   // transports that carried its messages within the node.
-  std::vector<std::vector<index_t>> loads;
+  std::vector<RankLoad> loads;
   if (o.machine) {
     const TaskGraph& g = R.task_graph();
-    const RankLoad l = rank_load(R.plan(), nodes.node_of_rank, esize, g.send_transport,
-                                 g.recv_transport, R.execution_options().ring_slots != 0);
     boost::mpi::gather(comm,
-                       std::vector<index_t>{l.node,
-                                            l.node_ranks,
-                                            l.sent,
-                                            l.received,
-                                            l.local,
-                                            l.sent_inter_node,
-                                            l.received_inter_node,
-                                            l.messages_sent,
-                                            l.messages_received,
-                                            l.messages_sent_inter_node,
-                                            l.messages_received_inter_node,
-                                            l.runs_sent,
-                                            l.runs_received,
-                                            l.runs_local,
-                                            l.sent_in_node.point_to_point,
-                                            l.sent_in_node.window,
-                                            l.sent_in_node.in_place,
-                                            l.received_in_node.point_to_point,
-                                            l.received_in_node.window,
-                                            l.received_in_node.in_place,
-                                            l.rings ? 1 : 0},
+                       rank_load(R.plan(), nodes.node_of_rank, esize, g.send_transport,
+                                 g.recv_transport, R.execution_options().ring_slots != 0),
                        loads, 0);
   }
 
@@ -227,17 +207,7 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   m.mismatches = bad_total;
   m.verified_elements = checked_total;
   m.first_mismatches = std::move(all_bad);
-  if (o.machine) {
-    std::vector<RankLoad> all;
-    for (int r = 0; r < np; ++r) {
-      const std::vector<index_t>& v = loads[static_cast<std::size_t>(r)];
-      all.push_back(RankLoad{r, static_cast<int>(v[0]), static_cast<int>(v[1]), v[2], v[3], v[4],
-                             v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], true,
-                             NodeBytes{v[14], v[15], v[16]}, NodeBytes{v[17], v[18], v[19]},
-                             v[20] != 0});
-    }
-    m.predicted = predict(all, *o.machine);
-  }
+  if (o.machine) m.predicted = predict(loads, *o.machine);
   print_report(o, region, m);
   if (!o.json.empty()) write_json_report(o, region, m);
   return bad_total == 0 ? 0 : 1;
