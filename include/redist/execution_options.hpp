@@ -10,6 +10,7 @@
 /// docs/quickstart.md's table is checked against it (tests/unit/test_option_fields.cpp).
 
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <string>
@@ -146,6 +147,10 @@ inline TransportPolicy parse_transport_policy(std::string_view name, const std::
 inline InterNodeSchedule parse_inter_node_schedule(std::string_view name, const std::string& what) {
   return parse_policy<InterNodeSchedule>(name, what);
 }
+
+/// Chunks' worth of copying (ExecutionOptions::chunk_bytes each) that one test() call of an
+/// execution does when not told otherwise (Executor::test, Redistributor::test).
+inline constexpr std::size_t test_chunks_default = 2;
 
 struct ExecutionOptions {
   /// Messages leave in chunks of about this many bytes: the receiver unpacks chunk k while

@@ -138,7 +138,7 @@ class Executor {
 
   /// Chunks' worth of copying (ExecutionOptions::chunk_bytes each) that one test() call
   /// does when not told otherwise.
-  static constexpr std::size_t test_chunks = 2;
+  static constexpr std::size_t test_chunks = test_chunks_default;
 
   /// Starts an execution on `exec`: opens the first batch (posts its receives; messages
   /// read in place are announced) and packs and sends the first chunk of each of its
