@@ -32,6 +32,8 @@
 #include <mpi.h>
 
 #include <redist/redist.hpp>
+#include <redist/task_graph.hpp>
+#include <redist/transport/message_buffers.hpp>
 #include <redist/transport/yielding_collectives.hpp>
 
 #if REDIST_HAVE_SCALAPACK

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <redist/distributions/relabeled.hpp>
+#include <redist/plan/reference_plan.hpp>
 #include <redist/tools/spec_distribution.hpp>
 
 #include "bench.hpp"

@@ -35,6 +35,10 @@
 
 #include <boost/mpi/environment.hpp>
 
+// Device memory is not in the compiled engine (compiled_engine.hpp): its executor is
+// compiled here.
+#include <redist/engine/executor_handle_definitions.hpp>
+
 #include "bench.hpp"
 #include "compute_units.hpp"
 

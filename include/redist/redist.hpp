@@ -22,7 +22,6 @@
 #include <redist/distributions/relabeled.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/executor.hpp>
 #include <redist/fingerprint.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
@@ -33,13 +32,11 @@
 #include <redist/plan.hpp>
 #include <redist/plan/node_traffic.hpp>
 #include <redist/plan/plan_parts.hpp>
-#include <redist/plan/reference_plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/redistributor.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
 #include <redist/set_up_times.hpp>
-#include <redist/task_graph.hpp>
 #include <redist/tile_shape.hpp>
 #include <redist/tile_shapes/irregular_axis.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
@@ -47,3 +44,13 @@
 #include <redist/transform.hpp>
 #include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
+
+// The engine's own headers and the reference planner, which a program that moves data
+// through a Redistributor never names. With the compiled engine (compiled_engine.hpp) they
+// are left out, so that such a program parses no engine and no planner; include them where
+// the Executor, the task graph's fields or make_reference_plan are used.
+#if !defined(REDIST_COMPILED_ENGINE)
+#include <redist/executor.hpp>
+#include <redist/plan/reference_plan.hpp>
+#include <redist/task_graph.hpp>
+#endif

@@ -25,9 +25,9 @@
 #include <redist/collective/collectively.hpp>
 #include <redist/detail/agreement.hpp>
 #include <redist/detail/stopwatch.hpp>
+#include <redist/engine/executor_handle.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
-#include <redist/executor.hpp>
 #include <redist/part.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/plan_options.hpp>
@@ -35,8 +35,15 @@
 #include <redist/plan/triangle_mask.hpp>
 #include <redist/region.hpp>
 #include <redist/set_up_times.hpp>
-#include <redist/task_graph.hpp>
+#include <redist/task_counts.hpp>
 #include <redist/transform.hpp>
+#include <redist/views/matrix_view.hpp>
+
+// Header-only, the executor's definitions come with the Redistributor; with the compiled
+// engine they are in redist::engine, and no unit of the program parses the engine.
+#if !defined(REDIST_COMPILED_ENGINE)
+#include <redist/engine/executor_handle_definitions.hpp>
+#endif
 
 namespace redist {
 
@@ -46,6 +53,18 @@ class Redistributor {
                 "redist: source and target element types differ");
   static_assert(std::is_same_v<typename Src::memory_space, typename Dst::memory_space>,
                 "redist: source and target must live in the same Kokkos memory space");
+#if defined(REDIST_COMPILED_ENGINE)
+  // Unqualified, so that argument-dependent lookup sees the definitions header's overload.
+  static_assert(
+      detail::compiled_engine_holds<typename Src::value_type, typename Src::memory_space> ||
+          executor_definitions_visible(
+              static_cast<const detail::EngineTag<typename Src::value_type,
+                                                  typename Src::memory_space>*>(nullptr)),
+      "redist: the compiled engine (redist::engine) holds float, double, "
+      "complex<float>, complex<double> and int in host memory; for another element "
+      "type or memory space, #include <redist/engine/executor_handle_definitions.hpp> "
+      "in this unit");
+#endif
 
  public:
   using value_type = typename Src::value_type;
@@ -128,8 +147,9 @@ class Redistributor {
     }
     // Only once every rank has planned without error: wiring is collective.
     set_up_.plan = clock.seconds();
-    executor_ = std::make_unique<Executor<value_type, memory_space>>(
-        std::move(plan), sources(parts), targets(parts), comm_, execution, transform);
+    executor_.emplace(std::move(plan), matrix_views<value_type, memory_space>(sources(parts)),
+                      matrix_views<value_type, memory_space>(targets(parts)), comm_, execution,
+                      transform);
     set_up_ = {set_up_.plan, clock.seconds() - set_up_.plan, executor_->buffer_seconds()};
   }
 
@@ -153,9 +173,7 @@ class Redistributor {
   /// `chunks` chunks' worth of packs, unpacks and local copies (ExecutionOptions::
   /// chunk_bytes each); true once it is complete. With a progress thread: only whether
   /// it is done (rethrowing what the thread threw).
-  bool test(std::size_t chunks = Executor<value_type, memory_space>::test_chunks) {
-    return executor_->test(chunks);
-  }
+  bool test(std::size_t chunks = test_chunks_default) { return executor_->test(chunks); }
   /// Completes what start() began (with a progress thread: blocks until it is done and
   /// rethrows what it threw).
   void wait() { executor_->wait(); }
@@ -198,9 +216,8 @@ class Redistributor {
     // Wired beside the old executor, which stays if this throws (on every rank alike);
     // its node windows are freed, collectively over the node, once replaced.
     const detail::Stopwatch clock;
-    executor_ = std::make_unique<Executor<value_type, memory_space>>(
-        executor_->plan(), sources(parts), targets(parts), comm_, executor_->options(),
-        transform());
+    executor_ = executor_->rewired(matrix_views<value_type, memory_space>(sources(parts)),
+                                   matrix_views<value_type, memory_space>(targets(parts)), comm_);
     set_up_ = {0, clock.seconds(), executor_->buffer_seconds()};
   }
 
@@ -345,7 +362,8 @@ class Redistributor {
   std::vector<std::uint64_t> plan_hashes_;  ///< PartItems::plan_hash of each part
   /// Every item of a part with that plan_hash (the first such part's).
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> plan_values_;
-  std::unique_ptr<Executor<value_type, memory_space>> executor_;
+  /// Set once the constructor has planned and agreed (never empty after it returns).
+  std::optional<detail::ExecutorHandle<value_type, memory_space>> executor_;
   SetUpTimes set_up_;
 };
 

@@ -20,7 +20,12 @@
 
 #include <boost/mpi/communicator.hpp>
 
+// Device memory is not in the compiled engine (compiled_engine.hpp): its executor is
+// compiled here.
+#include <redist/engine/executor_handle_definitions.hpp>
 #include <redist/redist.hpp>
+#include <redist/task_graph.hpp>
+#include <redist/transport/device_ipc.hpp>
 
 #include <doctest/doctest.h>
 

@@ -21,6 +21,7 @@
 #include <mpi.h>
 
 #include <redist/redist.hpp>
+#include <redist/task_graph.hpp>
 
 #include "../support/generators.hpp"
 #include "../support/scoped_env.hpp"

@@ -8,6 +8,7 @@
 
 #include <boost/mpi/collectives.hpp>
 
+#include <redist/engine/executor_handle_definitions.hpp>  // element types the engine lacks
 #include <redist/redist.hpp>
 
 #include <doctest/doctest.h>

@@ -16,6 +16,7 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <redist/redist.hpp>
+#include <redist/transport/ring_slots.hpp>
 
 #include <doctest/doctest.h>
 
