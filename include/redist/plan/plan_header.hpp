@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <redist/index.hpp>
-#include <redist/plan/batch_budget.hpp>
+#include <redist/plan/batching.hpp>
 #include <redist/plan/plan_options.hpp>
 
 namespace redist {

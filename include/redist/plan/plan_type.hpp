@@ -8,8 +8,8 @@
 #include <vector>
 
 #include <redist/config.hpp>
-#include <redist/plan/axis_groups.hpp>
 #include <redist/plan/block_family.hpp>
+#include <redist/plan/piece_group.hpp>
 #include <redist/plan/plan_header.hpp>
 
 namespace redist {
