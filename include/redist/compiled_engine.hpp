@@ -14,6 +14,17 @@
 
 #include <complex>  // for the list's element types
 
+/// The planning front end's non-template functions that every program would otherwise
+/// compile (merge_parts, append_message, find_part_overlap): declared REDIST_COMPILED_INLINE
+/// in their headers and defined in the matching *_definitions.hpp, which the header includes
+/// when header-only (then they are inline) and redist::engine compiles once otherwise
+/// (compiled/front.cpp), as {fmt}'s header-only and compiled modes do.
+#if defined(REDIST_COMPILED_ENGINE)
+#define REDIST_COMPILED_INLINE
+#else
+#define REDIST_COMPILED_INLINE inline
+#endif
+
 /// Calls X(T) for every element type the compiled engine holds.
 #define REDIST_COMPILED_ELEMENT_TYPES(X) \
   X(float) X(double) X(std::complex<float>) X(std::complex<double>) X(int)
