@@ -202,12 +202,12 @@ class SharedWindow {
   /// every execution, as the counters do.
   struct Peer {
     int rank = 0;
-    std::vector<std::size_t> expected;  ///< received chunks from it, in shipping order
-    std::int64_t seen = 0;              ///< its chunks seen
-    std::int64_t seen_before = 0;       ///< ... before this execution
-    std::int64_t unpacked = 0;          ///< its chunks we unpacked, in order
-    std::int64_t shipped = 0;           ///< our chunks to it
-    std::deque<std::size_t> in_flight;  ///< our chunks to it not freed yet, in order
+    std::vector<std::size_t> expected{};  ///< received chunks from it, in shipping order
+    std::int64_t seen = 0;                ///< its chunks seen
+    std::int64_t seen_before = 0;         ///< ... before this execution
+    std::int64_t unpacked = 0;            ///< its chunks we unpacked, in order
+    std::int64_t shipped = 0;             ///< our chunks to it
+    std::deque<std::size_t> in_flight{};  ///< our chunks to it not freed yet, in order
 
     /// Its chunks of this execution not seen yet.
     std::int64_t to_receive() const {
