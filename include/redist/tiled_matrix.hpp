@@ -20,6 +20,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <redist/checked.hpp>
+#include <redist/detail/huge_pages.hpp>
 #include <redist/error.hpp>
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>
@@ -91,9 +92,7 @@ class TiledMatrix {
     }
     for (std::size_t a = 0; a < sizes.size(); ++a) {
       try {
-        allocations_.emplace_back(
-            Kokkos::view_alloc(std::string("redist::tiles") + std::to_string(a)),
-            static_cast<std::size_t>(sizes[a]));
+        allocate(a, sizes[a]);
       } catch (const std::exception&) {
         // Kokkos reports a failed allocation as a many-line std::runtime_error; one line
         // with the size is what a user can act on.
@@ -201,6 +200,21 @@ class TiledMatrix {
   P placement_;
   int rank_;
   StorageMap map_;
+  /// Allocation a of n elements, value-initialised as Kokkos would; in host memory its pages
+  /// are advised huge before that first touch (detail/huge_pages.hpp).
+  void allocate(std::size_t a, index_t n) {
+    const std::string label = std::string("redist::tiles") + std::to_string(a);
+    const auto count = static_cast<std::size_t>(n);
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
+      allocation_view view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
+      detail::advise_huge_pages(view.data(), count * sizeof(T));
+      Kokkos::deep_copy(view, T{});
+      allocations_.push_back(std::move(view));
+    } else {
+      allocations_.emplace_back(Kokkos::view_alloc(label), count);
+    }
+  }
+
   std::vector<allocation_view> allocations_;
   std::shared_ptr<const void> owner_;
 };
