@@ -147,9 +147,8 @@ class Redistributor {
     }
     // Only once every rank has planned without error: wiring is collective.
     set_up_.plan = clock.seconds();
-    executor_.emplace(std::move(plan), matrix_views<value_type, memory_space>(sources(parts)),
-                      matrix_views<value_type, memory_space>(targets(parts)), comm_, execution,
-                      transform);
+    executor_.emplace(std::move(plan), views(parts, &Part<Src, Dst>::src),
+                      views(parts, &Part<Src, Dst>::dst), comm_, execution, transform);
     set_up_ = {set_up_.plan, clock.seconds() - set_up_.plan, executor_->buffer_seconds()};
   }
 
@@ -216,8 +215,8 @@ class Redistributor {
     // Wired beside the old executor, which stays if this throws (on every rank alike);
     // its node windows are freed, collectively over the node, once replaced.
     const detail::Stopwatch clock;
-    executor_ = executor_->rewired(matrix_views<value_type, memory_space>(sources(parts)),
-                                   matrix_views<value_type, memory_space>(targets(parts)), comm_);
+    executor_ = executor_->rewired(views(parts, &Part<Src, Dst>::src),
+                                   views(parts, &Part<Src, Dst>::dst), comm_);
     set_up_ = {0, clock.seconds(), executor_->buffer_seconds()};
   }
 
@@ -341,14 +340,14 @@ class Redistributor {
     return items;
   }
 
-  static std::vector<const Src*> sources(const std::vector<Part<Src, Dst>>& parts) {
-    std::vector<const Src*> v;
-    for (const auto& p : parts) v.push_back(p.src);
-    return v;
-  }
-  static std::vector<Dst*> targets(const std::vector<Part<Src, Dst>>& parts) {
-    std::vector<Dst*> v;
-    for (const auto& p : parts) v.push_back(p.dst);
+  /// The executor's views (views/matrix_view.hpp) of one side of every part:
+  /// &Part::src or &Part::dst.
+  template <class Side>
+  static std::vector<MatrixView<value_type, memory_space>> views(
+      const std::vector<Part<Src, Dst>>& parts, Side Part<Src, Dst>::*side) {
+    std::vector<MatrixView<value_type, memory_space>> v;
+    v.reserve(parts.size());
+    for (const Part<Src, Dst>& p : parts) v.emplace_back(*(p.*side));
     return v;
   }
 

@@ -196,10 +196,6 @@ class TiledMatrix {
     }
   }
 
-  L layout_;
-  P placement_;
-  int rank_;
-  StorageMap map_;
   /// Allocation a of n elements, value-initialised as Kokkos would; in host memory its pages
   /// are advised huge before that first touch (detail/huge_pages.hpp).
   void allocate(std::size_t a, index_t n) {
@@ -215,6 +211,10 @@ class TiledMatrix {
     }
   }
 
+  L layout_;
+  P placement_;
+  int rank_;
+  StorageMap map_;
   std::vector<allocation_view> allocations_;
   std::shared_ptr<const void> owner_;
 };
