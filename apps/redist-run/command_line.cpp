@@ -45,7 +45,8 @@ constexpr OptionInfo options[] = {
     {"--count", "", "K", "1",
      "move K matrices of these layouts in one exchange, >= 1, as many as fit in memory"},
     {"--verify", "", "", "off",
-     "fill, run, and check every target element; exit 1 if any is wrong"},
+     "check every target element after the moves; exit 1 if any is wrong (the matrices "
+     "always hold distinct values: the moves are timed on data, not zeros)"},
     {"--machine", "", "FILE|KEY=V,...", "none",
      "predict the move's time on this machine (cost_model.hpp: redist-calibrate's JSON "
      "file, or its keys inline) and report it beside the measured time"},

@@ -1,6 +1,6 @@
 #pragma once
-// Element values for --verify: distinct per element and exact in every type, and the
-// target's values before the move, unlike any of them.
+// The matrices' values (every run; --verify checks them): distinct per element and exact in
+// every type, and the target's values before the move, unlike any of them.
 #include <complex>
 #include <cstdint>
 #include <sstream>
@@ -43,7 +43,7 @@ struct Values<std::complex<float>> {  // distinct for up to 2^48 elements
   static std::complex<float> sentinel() { return {-1.0f, -1.0f}; }
 };
 
-/// The target's value before the move (--verify): unlike any source value, so that an
+/// The target's value before the move: unlike any source value, so that an
 /// element written by mistake, or not written, shows.
 template <class T>
 T initial_value(std::uint64_t k) {

@@ -4,10 +4,12 @@ each run's median of --repeat moves. Writes JSON and prints a Markdown table.
 
     python3 bench/python/compare.py --build build --rounds 5 --json bench/results/python.json
 
-Variants: redist-run; Python on Layout.empty()'s arrays with NumPy's huge-page advice off, the
-same memory as redist-run's Kokkos allocations (the binding's own cost: the target); Python as
-a program runs it by default (Layout.empty(), NumPy's huge-page advice on); Python on
-numpy.empty's arrays (16-byte aligned). Needs the build's apps/redist-run and python/redist."""
+Variants: redist-run; Python as a program runs it (Layout.empty()'s arrays, NumPy's huge-page
+advice on: the same kind of memory as redist-run's TiledMatrix, which advises huge pages too,
+so the binding's own cost: the target); Python with NumPy's huge-page advice off (4 KiB pages);
+Python on numpy.empty's arrays (16-byte aligned); Python with MPI serialized. Both programs
+move data (redist-run fills its matrices, move.py its arrays): zeros move faster here.
+Needs the build's apps/redist-run and python/redist."""
 
 import argparse
 import json
@@ -28,15 +30,14 @@ CASES = [
 ]
 # Python variants: move.py's flags.
 PYTHON = {
-    "python": ["--alloc", "layout", "--hugepages", "off"],
-    "python_default": ["--alloc", "layout"],
+    "python": ["--alloc", "layout"],
+    "python_4k_pages": ["--alloc", "layout", "--hugepages", "off"],
     "python_numpy_arrays": ["--alloc", "numpy"],
-    # The 4 KiB-page variant with MPI at MPI_THREAD_SERIALIZED, as redist-run initializes it
-    # (mpi4py asks for MPI_THREAD_MULTIPLE unless told otherwise).
-    "python_serialized": ["--alloc", "layout", "--hugepages", "off", "--thread-level",
-                          "serialized"],
+    # MPI at MPI_THREAD_SERIALIZED, as redist-run initializes it (mpi4py asks for
+    # MPI_THREAD_MULTIPLE unless told otherwise).
+    "python_serialized": ["--alloc", "layout", "--thread-level", "serialized"],
 }
-TITLES = {"python": "Python", "python_default": "Python, NumPy huge pages",
+TITLES = {"python": "Python", "python_4k_pages": "Python, 4 KiB pages",
           "python_numpy_arrays": "Python, numpy.empty arrays",
           "python_serialized": "Python, MPI serialized"}
 

@@ -12,6 +12,17 @@ DTYPES = {"double": np.float64, "float": np.float32, "cdouble": np.complex128,
           "cfloat": np.complex64, "int": np.int32}
 
 
+def fill(x, first):
+    """Distinct values from `first` on in storage order (pages made present), a slab at a time."""
+    flat = x.reshape(-1, order="A")  # a view: Layout.empty()'s and numpy.empty's are contiguous
+    if not np.may_share_memory(flat, x):
+        raise ValueError("move.py: the local array is not contiguous")
+    step = 1 << 22
+    for k in range(0, flat.size, step):
+        n = min(step, flat.size - k)
+        flat[k:k + n] = np.arange(first + k, first + k + n, dtype=np.float64).astype(flat.dtype)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--src", required=True)
@@ -21,10 +32,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--json", required=True)
     ap.add_argument("--alloc", default="layout", choices=["layout", "numpy"],
-                    help="arrays from Layout.empty() (64-byte aligned) or numpy.empty")
+                    help="arrays from Layout.empty() (page-aligned) or numpy.empty (16-byte aligned)")
     ap.add_argument("--hugepages", default="numpy", choices=["numpy", "off"],
                     help="NumPy's own choice (madvise huge pages for large arrays, where the "
-                    "kernel's transparent huge pages are 'madvise') or off, as Kokkos allocates")
+                    "kernel's transparent huge pages are 'madvise', as TiledMatrix advises) or off")
     ap.add_argument("--thread-level", default=None,
                     choices=["single", "funneled", "serialized", "multiple"],
                     help="MPI's thread level (mpi4py.rc.thread_level); default: mpi4py's own "
@@ -44,8 +55,8 @@ def main():
     else:
         a, b = (np.empty(x.local_shape(), dtype, order="F" if x.storage == "scalapack" else "C")
                 for x in (src, dst))
-    a[...] = 1  # pages present, as redist-run's zero-filled matrices
-    b[...] = 0
+    fill(a, 0.0)  # data, as redist-run moves: zeros over zeros move faster than data here
+    fill(b, -1.0)
     comm.Barrier()
     t0 = MPI.Wtime()
     r = redist.Redistributor(src, dst, comm, region=o.region, dtype=dtype)
