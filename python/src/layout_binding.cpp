@@ -36,15 +36,17 @@ std::pair<int, std::optional<int>> size_and_rank(py::handle comm) {
   return {c.size(), c.rank()};
 }
 
-// numpy.empty(shape, dtype, order) starting on a 64-byte boundary, as Kokkos allocates: NumPy
-// aligns its own to 16 bytes only, and a move into columns that straddle cache lines took
-// 1.15x as long (case b, bench/python/README.md).
+// numpy.empty(shape, dtype, order) starting on a page: NumPy aligns its own to 16 bytes only,
+// and where an array starts within its page changes how fast the same move runs (bench/python/
+// README.md: a move into columns that straddle cache lines took 1.15x as long, and case c's
+// source at 64 bytes into a page 1.07x as long as at 0). From 4 MiB on, NumPy advises huge
+// pages from the allocation's first 2 MiB boundary: starting the array there puts all of it
+// in huge pages, as TiledMatrix's own allocations (detail/huge_pages.hpp).
 py::object aligned_empty(py::tuple shape, const py::dtype& dtype, const char* order) {
-  constexpr py::ssize_t align = 64;
-  const py::module_ np = py::module_::import("numpy");
   py::ssize_t elements = 1;
   for (py::handle n : shape) elements *= n.cast<py::ssize_t>();
   const py::ssize_t bytes = elements * dtype.itemsize();
+  const py::ssize_t align = bytes >= (py::ssize_t{4} << 20) ? py::ssize_t{2} << 20 : 4096;
   py::array_t<std::uint8_t> raw(bytes + align);
   const auto address = reinterpret_cast<std::uintptr_t>(raw.data());
   const py::ssize_t skip = static_cast<py::ssize_t>((align - address % align) % align);
@@ -174,7 +176,7 @@ Raises redist.Error for an entry ScaLAPACK's p?gemr2d refuses.)doc")
           },
           py::arg("rank") = py::none(), py::arg("dtype") = py::dtype::of<double>(),
           "Uninitialised local storage of `rank`: one array (a list for several allocations) "
-          "of the right shape, order and dtype, 64-byte aligned.")
+          "of the right shape, order and dtype, starting on a page (a 2 MiB one from 4 MiB on).")
       .def(
           "global_indices",
           [](const BoundLayout& l, std::optional<int> rank) {

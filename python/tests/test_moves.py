@@ -127,6 +127,21 @@ def test_several_allocations_per_rank(comm):
                    np.float64, op="t")
 
 
+def test_empty_starts_on_a_page(comm):
+    # empty()'s arrays start on a page, and from 4 MiB on on a 2 MiB page, so that NumPy's
+    # huge-page advice covers all of them; the same move is slower at other offsets.
+    p = comm.size
+    for text, dtype in [(f"30x30/4x4/bc:{p}x1/scalapack", np.float64),
+                        (f"30x30/4x4/bc2:{p}x1:3", np.complex64),
+                        (f"1024x1024/64x64/bc:1x{p}", np.float64),
+                        (f"1024x2048/64x64/bc:1x{p}/scalapack", np.int32)]:
+        arrays = redist.Layout(text, comm).empty(dtype=dtype)
+        for a in arrays if isinstance(arrays, list) else [arrays]:
+            want = 2 << 20 if a.nbytes >= 4 << 20 else 4096
+            agreed(comm, (a.nbytes == 0 or a.ctypes.data % want == 0) and a.flags.writeable,
+                   f"{text}: array at {a.ctypes.data:#x}, {a.nbytes} bytes, not {want}-aligned")
+
+
 def test_options_by_name(comm):
     # Small batches and chunks, messages split at 64 bytes, point to point: same result.
     p = comm.size
