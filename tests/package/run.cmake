@@ -1,7 +1,8 @@
 # Builds and runs a consumer project of redist, the way a user would.
 #   cmake -DSOURCE_DIR= -DBINARY_DIR= -DGENERATOR= -DCXX_COMPILER= -DCONFIG=
 #         -DREDIST_SOURCE_DIR= -DEXPECTED_VERSION= [-DKOKKOS_DIR=] [-DINSTALL_FROM= -DPREFIX=]
-#         [-DEXPECT_ENGINE=ON] -P run.cmake
+#         [-DEXPECT_ENGINE=ON] [-DEXPECT_NOT_BUILT=GLOB|GLOB...] -P run.cmake
+# EXPECT_NOT_BUILT: file names (globs) that the consumer's build must not have made.
 # With INSTALL_FROM, first installs that build tree into PREFIX (a fresh one) and points the
 # consumer's find_package there.
 function(run)
@@ -43,3 +44,9 @@ if(NOT _exe)
 endif()
 list(GET _exe 0 _exe)
 run("${_exe}")
+foreach(_glob IN LISTS EXPECT_NOT_BUILT)
+  file(GLOB_RECURSE _made LIST_DIRECTORIES false "${BINARY_DIR}/${_glob}")
+  if(_made)
+    message(FATAL_ERROR "the consumer's build made ${_made}: ${_glob} is built only when asked for")
+  endif()
+endforeach()
