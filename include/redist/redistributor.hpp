@@ -24,6 +24,7 @@
 
 #include <redist/collective/collectively.hpp>
 #include <redist/detail/agreement.hpp>
+#include <redist/detail/part_agreement.hpp>
 #include <redist/detail/stopwatch.hpp>
 #include <redist/engine/executor_handle.hpp>
 #include <redist/error.hpp>
@@ -102,7 +103,7 @@ class Redistributor {
     const detail::Stopwatch clock;
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
     Plan plan;
-    PartItems items;
+    detail::PartItems items;
     std::vector<AgreementItem> others;
     const auto plan_hash = [&](std::size_t k) { return items.plan_hash(k); };
     detail::collectively(comm_, [&] {
@@ -114,7 +115,7 @@ class Redistributor {
       options.batch_bytes = resolve_batch_bytes(
           options.batch_bytes,
           Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible);
-      items = part_items(parts, options, transform.op);
+      items = detail::part_items(parts, options, transform.op);
       plan = detail::plan_parts(parts, plan_hash, transform, options, options.max_buffer_bytes,
                                 comm_.rank(), comm_.size());
       others = detail::transform_items(transform);
@@ -124,7 +125,7 @@ class Redistributor {
     });
     // Each rank's input is valid on its own; now all must be the same redistribution,
     // before anything sized or set up from the plans (detail/agreement.hpp).
-    agree_on(items, others);
+    detail::agree_on_parts(comm_, items, others);
     detail::collectively(comm_, [&] {
       // Each part's batches fit the budget alone; merged by index they may not. Then
       // every part gets an equal share (decided from the largest rank's need, so alike
@@ -142,8 +143,9 @@ class Redistributor {
     for (std::size_t k = 0; k < parts.size(); ++k) {
       plan_hashes_.push_back(items.plan_hash(k));
       if (k == 0 || plan_hashes_[k] != plan_hashes_[k - 1])
-        plan_values_.try_emplace(plan_hashes_[k], items.values.begin() + k * PartItems::kinds,
-                                 items.values.begin() + (k + 1) * PartItems::kinds);
+        plan_values_.try_emplace(plan_hashes_[k],
+                                 items.values.begin() + k * detail::PartItems::kinds,
+                                 items.values.begin() + (k + 1) * detail::PartItems::kinds);
     }
     // Only once every rank has planned without error: wiring is collective.
     set_up_.plan = clock.seconds();
@@ -202,12 +204,13 @@ class Redistributor {
                                                 static_cast<index_t>(parts.size())) +
                                " (the plan has " + std::to_string(regions_.size()) + ")");
       check_parts(parts);
-      const PartItems now = part_items(parts, plan_options(), transform().op);
+      const detail::PartItems now = detail::part_items(parts, plan_options(), transform().op);
       for (std::size_t k = 0; k < parts.size(); ++k) {
         if (now.plan_hash(k) == plan_hashes_[k]) continue;
         const std::vector<std::uint64_t>& was = plan_values_.at(plan_hashes_[k]);
-        for (std::size_t i = 0; i < PartItems::kinds; ++i)
-          if (PartItems::fixes_plan(i) && now.values[k * PartItems::kinds + i] != was[i])
+        for (std::size_t i = 0; i < detail::PartItems::kinds; ++i)
+          if (detail::PartItems::fixes_plan(i) &&
+              now.values[k * detail::PartItems::kinds + i] != was[i])
             throw invalid_argument("redist: rebind(): " + now.name(k, i) +
                                    " differs from the one the plan was made for");
       }
@@ -261,85 +264,6 @@ class Redistributor {
 
  private:
   const PlanOptions& plan_options() const { return executor_->plan().options; }
-  /// What the ranks agree on about the parts (detail::redistribution_values): every part's
-  /// values, part after part, of the kinds detail::redistribution_item_kinds. K parts cost
-  /// K x kinds words and no strings.
-  struct PartItems {
-    static constexpr auto& kind = detail::redistribution_item_kinds;
-    static constexpr std::size_t kinds = kind.size();
-    std::vector<std::uint64_t> values;  ///< part k's item i at k * kinds + i
-
-    std::size_t parts() const { return values.size() / kinds; }
-    /// Item i of part k as named alone: "part k: <name>" when there are several parts.
-    std::string name(std::size_t k, std::size_t i) const {
-      const std::string item(kind[i].name);
-      return parts() > 1 ? "part " + std::to_string(k) + ": " + item : item;
-    }
-    /// Every part's items, named (after the number of parts, when there are several).
-    std::vector<AgreementItem> named() const {
-      std::vector<AgreementItem> out;
-      if (parts() > 1)
-        out.push_back(value_item("the number of parts", static_cast<index_t>(parts())));
-      for (std::size_t k = 0; k < parts(); ++k)
-        for (std::size_t i = 0; i < kinds; ++i)
-          out.push_back({name(k, i), values[k * kinds + i], kind[i].shows_value, kind[i].scope});
-      return out;
-    }
-    /// The number of parts, then one item per kind: a hash of every part's value in order.
-    std::vector<AgreementItem> folded() const {
-      std::vector<AgreementItem> out{
-          value_item("the number of parts", static_cast<index_t>(parts()))};
-      for (std::size_t i = 0; i < kinds; ++i) {
-        detail::Hasher h;
-        for (std::size_t k = 0; k < parts(); ++k) h.add(values[k * kinds + i]);
-        out.push_back(
-            {std::string(kind[i].name) + " of every part", h.value(), false, kind[i].scope});
-      }
-      return out;
-    }
-    /// Whether item i fixes the plan: tilings, region, distributions, element type,
-    /// options; not the storage (rebind() may point at storage of other extents).
-    static bool fixes_plan(std::size_t i) { return kind[i].scope != AgreementScope::storage; }
-    /// A hash of part k's items that fix the plan.
-    std::uint64_t plan_hash(std::size_t k) const {
-      detail::Hasher h;
-      for (std::size_t i = 0; i < kinds; ++i)
-        if (fixes_plan(i)) h.add(values[k * kinds + i]);
-      return h.value();
-    }
-  };
-
-  /// Agreement on the parts' items and `others` (detail/agreement.hpp). Several parts are
-  /// agreed on folded, one word per kind whatever K; only when those differ are the named
-  /// items agreed on, which throws naming the part, as agreeing on them alone would.
-  void agree_on(const PartItems& items, const std::vector<AgreementItem>& others) const {
-    const auto with_others = [&](std::vector<AgreementItem> list) {
-      list.insert(list.end(), others.begin(), others.end());
-      return list;
-    };
-    if (items.parts() <= 1) return detail::agree(comm_, with_others(items.named()));
-    try {
-      detail::agree(comm_, with_others(items.folded()));
-    } catch (const agreement_error&) {
-      detail::agree(comm_, with_others(items.named()));
-      throw;  // (only if a hash of different values collided)
-    }
-  }
-
-  /// Every part's region checked (validate_region), then its agreement items.
-  static PartItems part_items(const std::vector<Part<Src, Dst>>& parts, const PlanOptions& options,
-                              Op op) {
-    PartItems items;
-    items.values.reserve(parts.size() * PartItems::kinds);
-    for (const Part<Src, Dst>& p : parts) {
-      validate_region(p.region, p.src->layout().shape(), p.dst->layout().shape(), op);
-      for (const std::uint64_t v : detail::redistribution_values(*p.src, *p.dst, p.region, options,
-                                                                 target_extent(p.region, op)))
-        items.values.push_back(v);
-    }
-    return items;
-  }
-
   /// The executor's views (views/matrix_view.hpp) of one side of every part:
   /// &Part::src or &Part::dst.
   template <class Side>
@@ -358,7 +282,7 @@ class Redistributor {
 
   boost::mpi::communicator comm_;
   std::vector<Region> regions_;
-  std::vector<std::uint64_t> plan_hashes_;  ///< PartItems::plan_hash of each part
+  std::vector<std::uint64_t> plan_hashes_;  ///< detail::PartItems::plan_hash of each part
   /// Every item of a part with that plan_hash (the first such part's).
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> plan_values_;
   /// Set once the constructor has planned and agreed (never empty after it returns).
