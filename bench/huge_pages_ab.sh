@@ -13,10 +13,9 @@ before=$(sed -E 's/.*\[([a-z]+)\].*/\1/' "$thp")
 trap 'echo "$before" > "$thp"' EXIT
 launch=(mpiexec -np 2)
 [ "$(id -u)" -eq 0 ] && launch+=(--allow-run-as-root)
-cases=("a 8192x8192/256x256/bc:1x2 8192x8192/100x100/bc:2x1"
-  "b 8192x8192/64x64/bc:2x1 8192x8192/64x64/bc:1x2"
-  "c 8192x8192/1024x1024/bc:2x1 8192x8192/32x32/bc:2x1"
-  "d 4000x6000/128x96/bc:2x1 4000x6000/100x70/bc:1x2")
+# The standard cases a-d, as bench/python/compare.py lists them: "name src dst" a line.
+mapfile -t cases < <(cd "$(dirname "$0")/python" &&
+  python3 -c 'from compare import CASES; [print(*c) for c in CASES]')
 tmp=$(mktemp -d)
 rows=()
 for storage in scalapack tile; do

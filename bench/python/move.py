@@ -23,6 +23,19 @@ def fill(x, first):
         flat[k:k + n] = np.arange(first + k, first + k + n, dtype=np.float64).astype(flat.dtype)
 
 
+def timed_moves(comm, r, a, b, repeat):
+    """`repeat` moves of a into b, each timed as redist-run times it: barrier, move, the
+    slowest rank's time."""
+    from mpi4py import MPI  # here: main() sets MPI's thread level before the first import
+    times = []
+    for _ in range(repeat):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        r.redistribute(a, b)
+        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    return times
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--src", required=True)
@@ -65,12 +78,7 @@ def main():
     t0 = MPI.Wtime()
     r.redistribute(a, b)  # binds a and b
     first = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
-    times = []
-    for _ in range(o.repeat):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        r.redistribute(a, b)
-        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    times = timed_moves(comm, r, a, b, o.repeat)
     stats = r.stats()
     r.close()
     if comm.rank == 0:

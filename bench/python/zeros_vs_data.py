@@ -12,17 +12,7 @@ import numpy as np
 from mpi4py import MPI
 
 import redist
-from move import fill
-
-
-def timed(comm, r, a, b, repeat):
-    times = []
-    for _ in range(repeat):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        r.redistribute(a, b)
-        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return float(np.median(times))
+from move import fill, timed_moves
 
 
 def main():
@@ -47,7 +37,7 @@ def main():
                 fill(a, 0.0)
                 fill(b, -1.0)
             r.redistribute(a, b)  # the first move after a fill, untimed
-            rounds[what].append(timed(comm, r, a, b, o.repeat))
+            rounds[what].append(float(np.median(timed_moves(comm, r, a, b, o.repeat))))
     r.close()
     if comm.rank == 0:
         out = {"src": o.src, "dst": o.dst, "ranks": comm.size, "repeat": o.repeat,
