@@ -143,9 +143,7 @@ class Redistributor {
     for (std::size_t k = 0; k < parts.size(); ++k) {
       plan_hashes_.push_back(items.plan_hash(k));
       if (k == 0 || plan_hashes_[k] != plan_hashes_[k - 1])
-        plan_values_.try_emplace(plan_hashes_[k],
-                                 items.values.begin() + k * detail::PartItems::kinds,
-                                 items.values.begin() + (k + 1) * detail::PartItems::kinds);
+        plan_values_.try_emplace(plan_hashes_[k], items.row(k));
     }
     // Only once every rank has planned without error: wiring is collective.
     set_up_.plan = clock.seconds();
@@ -207,12 +205,10 @@ class Redistributor {
       const detail::PartItems now = detail::part_items(parts, plan_options(), transform().op);
       for (std::size_t k = 0; k < parts.size(); ++k) {
         if (now.plan_hash(k) == plan_hashes_[k]) continue;
-        const std::vector<std::uint64_t>& was = plan_values_.at(plan_hashes_[k]);
-        for (std::size_t i = 0; i < detail::PartItems::kinds; ++i)
-          if (detail::PartItems::fixes_plan(i) &&
-              now.values[k * detail::PartItems::kinds + i] != was[i])
-            throw invalid_argument("redist: rebind(): " + now.name(k, i) +
-                                   " differs from the one the plan was made for");
+        const std::size_t i = now.first_plan_difference(k, plan_values_.at(plan_hashes_[k]));
+        if (i < detail::PartItems::kinds)
+          throw invalid_argument("redist: rebind(): " + now.name(k, i) +
+                                 " differs from the one the plan was made for");
       }
     });
     // Wired beside the old executor, which stays if this throws (on every rank alike);

@@ -58,6 +58,18 @@ struct PartItems {
   /// Whether item i fixes the plan: tilings, region, distributions, element type, options;
   /// not the storage (rebind() may point at storage of other extents).
   static bool fixes_plan(std::size_t i) { return kind[i].scope != AgreementScope::storage; }
+  /// Part k's items.
+  std::vector<std::uint64_t> row(std::size_t k) const {
+    return {values.begin() + static_cast<std::ptrdiff_t>(k * kinds),
+            values.begin() + static_cast<std::ptrdiff_t>((k + 1) * kinds)};
+  }
+  /// The first item that fixes the plan and differs between part k and `was` (a row()), or
+  /// kinds if none does.
+  std::size_t first_plan_difference(std::size_t k, const std::vector<std::uint64_t>& was) const {
+    for (std::size_t i = 0; i < kinds; ++i)
+      if (fixes_plan(i) && values[k * kinds + i] != was[i]) return i;
+    return kinds;
+  }
   /// A hash of part k's items that fix the plan.
   std::uint64_t plan_hash(std::size_t k) const {
     Hasher h;
