@@ -18,7 +18,8 @@
 /// |           |                        | (sent or received, the more)                          |
 /// | pack      | M_remote^i / B_memcpy  | (M_send^i / B_memcpy + runs_send^i x c_run) x s       |
 /// | unpack    | M_remote^i / B_memcpy  | (M_receive^i / B_memcpy + runs_recv^i x c_run) x s    |
-/// |           |                        | (bytes within the node at B_ring where it applies)    |
+/// |           |                        | (bytes within the node at B_ring where it applies,    |
+/// |           |                        | but for those in pieces)                              |
 /// | local     | M_local^i / B_memcpy   | (M_local^i / B_memcpy + runs_local^i x c_run) x s     |
 ///
 /// and the shm term is multiplied by s too. Beyond Cao et al.:
@@ -35,17 +36,21 @@
 /// - s, ranks sharing cores: max(1, node_ranks / Machine::cores_per_node) when
 ///   cores_per_node > 0, else 1. A node of 4 ranks on 2 cores runs each rank half the
 ///   time, so its copies take twice as long; the latency and link terms are not scaled.
-/// - B_ring (Machine::ring_bytes_per_s), the node window's rings: a chunk packed into a
-///   cache-sized slot is unpacked from the shared cache, so the two copies read memory once
-///   and write it once, as one memcpy does. Where the node window carries a node's messages
-///   (shm_bytes_per_s 0) and B_ring is calibrated, the bytes packed for and unpacked from
-///   ranks of the node are charged at B_ring, measured by packing and unpacking through
-///   such a ring (redist-calibrate); their runs still cost c_run each (the side in memory
-///   is walked as before);
+/// - B_ring (Machine::ring_bytes_per_s), chunks that stay in the cache: a chunk packed into
+///   a cache-sized ring slot of the node window, or into an MPI chunk (chunk_bytes, 2 MiB)
+///   for a rank of the node, is read back from the shared cache, so pack and unpack cross
+///   memory on their side in memory only, and together pass over it once, as one memcpy
+///   does. Where B_ring is calibrated, the bytes a rank packs for, and unpacks from, ranks of
+///   its node through the rings or MPI are charged at B_ring, measured by packing and
+///   unpacking through such a ring (redist-calibrate), but for the bytes in pieces
+///   (RankLoad::sent_in_pieces: row pieces that are not their tile's whole column on the
+///   side in memory), whose copies are bound by their runs and gain nothing from the cache:
+///   those stay at B_memcpy (bench/README.md, "Pieces in the cache"). Runs still cost c_run
+///   each;
 /// - routes within a node: a wired move knows what carried each message (rank_load with
 ///   its transports; redist-run does this), and then its bytes within the node are
-///   charged by route: MPI's (pack and unpack at B_memcpy, the shm term), the node
-///   window's (pack and unpack at B_ring where its rings run, no shm term), or read in
+///   charged by route: MPI's (pack and unpack at B_ring, the shm term), the node window's
+///   (pack and unpack at B_ring where its rings run, else B_memcpy; no shm term), or read in
 ///   place (direct, cross-memory: nothing packed, one copy by the receiver at B_memcpy; a
 ///   floor for cross-memory, whose gather runs below it). From a plan alone (redist-plan)
 ///   the machine decides: MPI when shm_bytes_per_s > 0, the node window otherwise;
@@ -162,6 +167,11 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
                                       "bytes must be >= 0", "RankLoad::rank", l.rank);
     detail::require<invalid_argument>(l.runs_sent >= 0 && l.runs_received >= 0 && l.runs_local >= 0,
                                       "runs must be >= 0", "RankLoad::rank", l.rank);
+    detail::require<invalid_argument>(
+        l.sent_in_pieces >= 0 && l.sent_in_pieces <= l.sent && l.received_in_pieces >= 0 &&
+            l.received_in_pieces <= l.received,
+        "bytes in pieces must be >= 0 and at most the bytes sent (received)", "RankLoad::rank",
+        l.rank);
     NodeSum& n = nodes[l.node];
     n.sent += l.sent_inter_node;
     n.received += l.received_inter_node;
@@ -205,17 +215,27 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
                                      l.messages_received - l.messages_received_inter_node)) *
             m.shm_latency_s;
     // Of `bytes` copied, `skipped` are not (read in place: the sender packs nothing) and
-    // `window` go through the node window: at the ring's rate where its rings run.
-    const double window_rate =
-        l.rings && m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s : m.memcpy_bytes_per_s;
-    const auto copy = [&](index_t bytes, index_t skipped, index_t window, index_t runs) {
-      return share * (over(static_cast<double>(bytes - skipped - window), m.memcpy_bytes_per_s) +
-                      over(static_cast<double>(window), window_rate) +
-                      static_cast<double>(runs) * m.copy_run_s);
+    // `cached` go through a chunk that stays in the cache (a ring's slot; an MPI chunk
+    // within the node): those the copy walks densely on its side in memory cross memory on
+    // that side only, at B_ring; those it walks in pieces are bound by their runs, not by
+    // bandwidth, and cost as in any copy (B_memcpy). The pieces' share of `bytes` is taken
+    // as their share of each route's.
+    const double cache_rate = m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s : m.memcpy_bytes_per_s;
+    const auto copy = [&](index_t bytes, index_t skipped, index_t cached, index_t in_pieces,
+                          index_t runs) {
+      const double dense = bytes > 0 ? static_cast<double>(cached) *
+                                           (1 - static_cast<double>(std::min(in_pieces, bytes)) /
+                                                    static_cast<double>(bytes))
+                                     : 0.0;
+      return share * (over(static_cast<double>(bytes - skipped) - dense, m.memcpy_bytes_per_s) +
+                      over(dense, cache_rate) + static_cast<double>(runs) * m.copy_run_s);
     };
-    t.pack = copy(l.sent, sent_in.in_place, sent_in.window, l.runs_sent);
-    t.unpack = copy(l.received, 0, received_in.window, l.runs_received);
-    t.local = copy(l.local, 0, 0, l.runs_local);
+    const auto cached = [&](const NodeBytes& b) {
+      return b.point_to_point + (l.rings ? b.window : 0);
+    };
+    t.pack = copy(l.sent, sent_in.in_place, cached(sent_in), l.sent_in_pieces, l.runs_sent);
+    t.unpack = copy(l.received, 0, cached(received_in), l.received_in_pieces, l.runs_received);
+    t.local = copy(l.local, 0, 0, 0, l.runs_local);
     t.runs =
         share * static_cast<double>(l.runs_sent + l.runs_received + l.runs_local) * m.copy_run_s;
     if (p.critical_rank < 0 || t.total() > p.seconds ||

@@ -150,6 +150,10 @@ TEST_CASE("predict: bad machines and loads name the parameter") {
   const std::vector<RankLoad> one{bad};
   CHECK_THROWS_WITH_AS(predict(one, example_machine()),
                        doctest::Contains("RankLoad::node_ranks = 0"), invalid_argument);
+  bad = a;
+  bad.sent_in_pieces = bad.sent + 1;  // more bytes in pieces than sent
+  CHECK_THROWS_WITH_AS(predict(std::vector<RankLoad>{bad}, example_machine()),
+                       doctest::Contains("bytes in pieces"), invalid_argument);
   CHECK(predict(std::vector<RankLoad>{}, example_machine()).critical_rank == -1);
 }
 
@@ -257,6 +261,8 @@ TEST_CASE("contiguous_runs: a piece is one run a segment where it is its tile's 
     CHECK(runs.sent == 0);
     CHECK(runs.received == 0);
     CHECK(runs.local == r.local_runs);
+    // Where a segment is more runs than one, all its elements lie in pieces.
+    CHECK(runs.local_in_pieces == (r.local_runs > r.local_segments ? 64 : 0));
   }
 }
 
@@ -274,10 +280,15 @@ TEST_CASE("contiguous_runs: pack walks the source tile, unpack the target tile")
     CHECK(runs.sent == 4 * plan.stats.segments_sent);
     CHECK(runs.received == plan.stats.segments_received);
     CHECK(runs.local == 4 * plan.stats.segments_local);
+    CHECK(runs.sent_in_pieces == plan.stats.elements_sent);
+    CHECK(runs.received_in_pieces == 0);
+    CHECK(runs.local_in_pieces == plan.stats.elements_local);
     const RankLoad l = rank_load(plan, {0, 0}, 8);
     CHECK(l.runs_sent == runs.sent);
     CHECK(l.runs_received == runs.received);
     CHECK(l.runs_local == runs.local);
+    CHECK(l.sent_in_pieces == 8 * plan.stats.elements_sent);
+    CHECK(l.received_in_pieces == 0);
   }
   // The reverse: pack walks whole 4-row source columns, unpack 4-row pieces of 8-row ones.
   for (int rank = 0; rank < 2; ++rank) {
@@ -286,6 +297,8 @@ TEST_CASE("contiguous_runs: pack walks the source tile, unpack the target tile")
     CHECK(runs.sent == plan.stats.segments_sent);
     CHECK(runs.received == 4 * plan.stats.segments_received);
     CHECK(runs.local == 4 * plan.stats.segments_local);
+    CHECK(runs.sent_in_pieces == 0);
+    CHECK(runs.received_in_pieces == plan.stats.elements_received);
   }
 }
 
@@ -382,7 +395,8 @@ TEST_CASE("machine_spec: copy_run_s and cores_per_node, and files without them")
                        invalid_argument);
 }
 
-TEST_CASE("predict: the node window's rings charge bytes within a node at the ring's rate") {
+TEST_CASE(
+    "predict: chunks in the cache (rings, MPI) charge bytes within a node at the ring's rate") {
   // Rank 0 sends 4 MB to rank 1 (its node) and 2 MB to rank 2 (another node), packing 1000
   // runs; rank 1 unpacks the 4 MB in 10 runs and copies 4 MB locally.
   RankLoad r0 = load(0, 0, 2), r1 = load(1, 0, 2), r2 = load(2, 1, 1);
@@ -407,7 +421,7 @@ TEST_CASE("predict: the node window's rings charge bytes within a node at the ri
       // shm  ring  cores  rank 0's pack              rank 1's unpack     local         rank 2's
       {0,     8e9,  0,     4e6 / 8e9 + 2e6 / 4e9 + 1e-4, 4e6 / 8e9 + 1e-6, 4e6 / 4e9, 2e6 / 4e9},
       {0,     0,    0,     6e6 / 4e9 + 1e-4,        4e6 / 4e9 + 1e-6,   4e6 / 4e9,    2e6 / 4e9},
-      {8e9,   8e9,  0,     6e6 / 4e9 + 1e-4,        4e6 / 4e9 + 1e-6,   4e6 / 4e9,    2e6 / 4e9},
+      {8e9,   8e9,  0,     4e6 / 8e9 + 2e6 / 4e9 + 1e-4, 4e6 / 8e9 + 1e-6, 4e6 / 4e9, 2e6 / 4e9},
       {0,     4e9,  0,     6e6 / 4e9 + 1e-4,        4e6 / 4e9 + 1e-6,   4e6 / 4e9,    2e6 / 4e9},
       {0,     8e9,  1,     2 * (4e6 / 8e9 + 2e6 / 4e9 + 1e-4), 2 * (4e6 / 8e9 + 1e-6), 2 * 4e6 / 4e9,
                                                                                     2e6 / 4e9},
@@ -420,7 +434,7 @@ TEST_CASE("predict: the node window's rings charge bytes within a node at the ri
     m.shm_bytes_per_s = r.shm;
     m.ring_bytes_per_s = r.ring;
     m.cores_per_node = r.cores;
-    CHECK(node_copy_bytes_per_s(m) == (r.shm == 0 && r.ring > 0 ? r.ring : 4e9));
+    CHECK(node_copy_bytes_per_s(m) == (r.ring > 0 ? r.ring : 4e9));
     const Prediction p = predict(loads, m);
     CHECK(p.ranks[0].pack == doctest::Approx(r.pack0));
     CHECK(p.ranks[1].unpack == doctest::Approx(r.unpack1));
@@ -430,6 +444,17 @@ TEST_CASE("predict: the node window's rings charge bytes within a node at the ri
     CHECK(p.seconds ==
           doctest::Approx(std::max({p.ranks[0].total(), p.ranks[1].total(), p.ranks[2].total()})));
   }
+  // Bytes in pieces gain nothing from the cache: half of rank 0's 6 MB in pieces leaves
+  // half of its 4 MB within the node at the ring's rate.
+  m.shm_bytes_per_s = 0;
+  m.cores_per_node = 0;
+  m.ring_bytes_per_s = 8e9;
+  std::vector<RankLoad> pieces = loads;
+  pieces[0].sent_in_pieces = 3'000'000;
+  pieces[1].received_in_pieces = 4'000'000;  // all of it
+  const Prediction pp = predict(pieces, m);
+  CHECK(pp.ranks[0].pack == doctest::Approx(2e6 / 8e9 + 4e6 / 4e9 + 1e-4));
+  CHECK(pp.ranks[1].unpack == doctest::Approx(4e6 / 4e9 + 1e-6));
   // A ring as fast as memcpy is the model without it.
   m.shm_bytes_per_s = 0;
   m.cores_per_node = 0;
@@ -484,7 +509,7 @@ TEST_CASE("predict: bytes within a node charged by the transport that carried th
   const RankLoad machine_says = rank_load(plan, nodes, 8);
   CHECK_FALSE(machine_says.routes_known);
 
-  SUBCASE("MPI within the node: the shm term, pack and unpack at memcpy") {
+  SUBCASE("MPI within the node: the shm term, its chunks packed and unpacked at the ring's rate") {
     const RankLoad l = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::point_to_point),
                                  all(plan.recv.messages, Transport::point_to_point), true);
     CHECK(l.routes_known);
@@ -493,8 +518,11 @@ TEST_CASE("predict: bytes within a node charged by the transport that carried th
     CHECK(l.sent_in_node.window + l.sent_in_node.in_place == 0);
     const RankTime t = predict(std::span<const RankLoad>(&l, 1), m).ranks[0];
     CHECK(t.shm == doctest::Approx(static_cast<double>(std::max(sent_in, received_in)) / 2e9));
-    CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent) / 4e9));
-    CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received) / 4e9));
+    CHECK(l.sent_in_pieces == 0);  // whole tiles
+    CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent - sent_in) / 4e9 +
+                                    static_cast<double>(sent_in) / 8e9));
+    CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received - received_in) / 4e9 +
+                                      static_cast<double>(received_in) / 8e9));
     // The same as the machine's own choice when it has a shared-memory bandwidth.
     CHECK(predict(std::span<const RankLoad>(&machine_says, 1), m).seconds ==
           doctest::Approx(predict(std::span<const RankLoad>(&l, 1), m).seconds));

@@ -33,20 +33,22 @@ struct Machine {
   /// copy terms of its ranks scale by ranks / cores. 0 (a file without it): not known,
   /// ranks never share a core.
   double cores_per_node = 0;
-  /// The node window's rings: the rate of one rank packing into a cache-sized ring and
-  /// unpacking its peer's ring (both copies' bytes over their time, as memcpy_bytes_per_s
-  /// is one copy's), which replaces memcpy_bytes_per_s for the bytes a rank packs for, and
-  /// unpacks from, ranks of its node when shm_bytes_per_s is 0 (the node window carries
-  /// them). 0 (a file without it, or rings off): those copies at memcpy_bytes_per_s.
+  /// Chunks that stay in the cache (the node window's rings; MPI's chunks within a node):
+  /// the rate of one rank packing into a cache-sized ring and unpacking its peer's ring
+  /// (both copies' bytes over their time, as memcpy_bytes_per_s is one copy's), which
+  /// replaces memcpy_bytes_per_s for the bytes a rank packs for, and unpacks from, ranks of
+  /// its node through the rings or MPI, but for those in pieces (cost_model.hpp). 0 (a file
+  /// without it): those copies at memcpy_bytes_per_s.
   double ring_bytes_per_s = 0;
 };
 
-/// The rate that pack and unpack run at for bytes within a node when the machine decides
-/// their route (a load without routes, RankLoad::routes_known): the ring's where the node
-/// window carries them (shm_bytes_per_s 0) and it is known, else memcpy's.
+/// The rate that pack and unpack run at for the bytes within a node that they walk densely
+/// (not in pieces) when the machine decides their route (a load without routes,
+/// RankLoad::routes_known): through the node window's rings (shm_bytes_per_s 0) or MPI's
+/// chunks (shm_bytes_per_s > 0), a chunk stays in the cache: the ring's rate where it is
+/// known, else memcpy's.
 inline double node_copy_bytes_per_s(const Machine& m) {
-  return m.shm_bytes_per_s == 0 && m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s
-                                                          : m.memcpy_bytes_per_s;
+  return m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s : m.memcpy_bytes_per_s;
 }
 
 /// Checks a machine's parameters.

@@ -39,6 +39,9 @@ struct RankLoad {
   index_t messages_sent_inter_node = 0, messages_received_inter_node = 0;
   /// Contiguous runs packed, unpacked and copied locally (contiguous_runs).
   index_t runs_sent = 0, runs_received = 0, runs_local = 0;
+  /// Of `sent` (`received`), the bytes whose row pieces are not their tiles' whole columns
+  /// on the side in memory (CopyRuns::sent_in_pieces): packed (unpacked) a run per column.
+  index_t sent_in_pieces = 0, received_in_pieces = 0;
   /// How the bytes within the node travel, when the move's transports are known (a wired
   /// move: rank_load with its transports); else (false) as the machine says: MPI when
   /// Machine::shm_bytes_per_s > 0, the node window otherwise.
@@ -83,6 +86,8 @@ inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank
   l.runs_sent = runs.sent;
   l.runs_received = runs.received;
   l.runs_local = runs.local;
+  l.sent_in_pieces = runs.sent_in_pieces * element_bytes;
+  l.received_in_pieces = runs.received_in_pieces * element_bytes;
   return l;
 }
 
