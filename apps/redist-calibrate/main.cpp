@@ -24,8 +24,13 @@
 //                        memcpy of --bytes: memcpy_bytes_per_s x the median of 2 x memcpy
 //                        time / ring time (the rate of a byte through a pack and an unpack
 //                        that meet in the cache, at the memcpy rate kept above)
-//   link_latency_s       half a round trip of 8 bytes and of --message-bytes between rank 0
-//   link_bytes_per_s     and the first rank of another node (0 when the job spans one node)
+//   link_latency_s       half a round trip of 8 bytes between rank 0 and the first rank of
+//                        another node (0 when the job spans one node)
+//   link_bytes_per_s     the same two ranks streaming --message-bytes to each other at once,
+//                        in chunks of the engine's chunk_bytes all posted together, as a
+//                        move's chunks go: --message-bytes over the median round's time
+//                        (the ping-pong's rate, half a round trip of --message-bytes, is
+//                        reported beside it: it runs below what a move's streams reach)
 //
 //   mpirun -np 4 redist-calibrate --json machine.json
 //
@@ -51,6 +56,7 @@
 #include <redist/copy/host_primitives.hpp>
 #include <redist/cost_model.hpp>
 #include <redist/detail/cpu_caches.hpp>
+#include <redist/execution_options.hpp>
 #include <redist/tools/command_line.hpp>
 #include <redist/tools/machine_spec.hpp>
 #include <redist/tools/spec_parser.hpp>
@@ -67,7 +73,8 @@ constexpr OptionInfo option_table[] = {
      "bytes each rank copies per memcpy round and passes through the rings, >= 4096 (larger "
      "than the caches)"},
     {"--message-bytes", "", "N", "33554432",
-     "bytes of the exchange's and ping-pong's bandwidth message, >= 1"},
+     "bytes of the exchange within a node, of each direction of the link's streams and of "
+     "the ping-pong's bandwidth message, >= 1"},
     {"--repeat", "", "N", "5",
      "rounds of each measurement (the median is kept; the best for latencies), >= 1"},
     {"--cores", "", "N", "node's", "cores of a node (default: online processors of rank 0's)"},
@@ -79,7 +86,8 @@ constexpr const char* help_intro =
     R"(redist-calibrate: measure memcpy and strided copies of short runs with every rank
 copying, the cores a node's ranks share, pairs of ranks exchanging within a node, the
 ranks of a node passing bytes through rings of cache-sized slots (the node window's), and
-ping-pong latency and bandwidth between nodes, for redist-run --machine and redist-plan
+between nodes a ping-pong's latency and two ranks streaming to each other at once (the
+link's rate), for redist-run --machine and redist-plan
 --machine (the cost model's Machine, docs/cost-model.md).
 
 Usage: mpirun -np N redist-calibrate [OPTION]...
@@ -115,6 +123,9 @@ Options parse(int argc, char** argv) {
   }
   return o;
 }
+
+/// The pieces of the link's streams: the engine's chunks (ExecutionOptions::chunk_bytes).
+const index_t chunk_bytes = redist::ExecutionOptions{}.chunk_bytes;
 
 /// Runs up to this long give c_run: longer ones cost their bytes, at whatever rate
 /// (docs/cost-model.md, "Runs").
@@ -313,6 +324,38 @@ double ring_over_memcpy(const boost::mpi::communicator& comm, const redist::Node
   return ratio;
 }
 
+/// One direction of the link between rank 0 and rank `peer` (0: none) while both directions
+/// stream, as in a move: each sends `bytes` to the other in pieces of `piece` bytes, every
+/// send and receive posted at once; the median round's time (the slower of the two), a
+/// warm-up round first. Collective, 0 on ranks other than 0.
+double link_stream_seconds(const boost::mpi::communicator& comm, int peer, index_t bytes,
+                           index_t piece, int rounds) {
+  if (peer <= 0) return 0;
+  const int me = comm.rank();
+  const int other = me == 0 ? peer : me == peer ? 0 : -1;
+  std::vector<char> out(static_cast<std::size_t>(other >= 0 ? bytes : 0), 4), in(out.size());
+  const MPI_Comm c = comm;
+  std::vector<MPI_Request> requests;
+  const auto round = [&](int) {
+    if (other < 0) return;
+    requests.clear();
+    for (index_t at = 0; at < bytes; at += piece) {
+      const int n = static_cast<int>(std::min(piece, bytes - at));
+      requests.emplace_back();
+      MPI_Irecv(in.data() + at, n, MPI_BYTE, other, 8, c, &requests.back());
+    }
+    for (index_t at = 0; at < bytes; at += piece) {
+      const int n = static_cast<int>(std::min(piece, bytes - at));
+      requests.emplace_back();
+      MPI_Isend(out.data() + at, n, MPI_BYTE, other, 8, c, &requests.back());
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  };
+  round(0);  // warm-up: the connection and its window
+  const double t = median_round(comm, rounds, round);
+  return me == 0 ? t : 0;
+}
+
 /// Half the round trip of `bytes` between rank 0 and rank `peer` (0: none), the best of
 /// `rounds` x `trips`; collective, 0 on ranks other than 0.
 double ping_pong(const boost::mpi::communicator& comm, int peer, index_t bytes, int rounds,
@@ -392,11 +435,15 @@ int main(int argc, char** argv) {
   const double shm_t = exchange_seconds(world, nodes, o.message_bytes, o.repeat, 10);
   const double ring_ratio = ring_over_memcpy(world, nodes, o.bytes, o.repeat);
   m.link_latency_s = ping_pong(world, other, 8, o.repeat, trips);
-  const double link_t = ping_pong(world, other, o.message_bytes, o.repeat, 10);
+  const double link_t = link_stream_seconds(world, other, o.message_bytes,
+                                            std::min(o.message_bytes, chunk_bytes), o.repeat);
+  const double ping_pong_t = ping_pong(world, other, o.message_bytes, o.repeat, 2);
   if (world.rank() != 0) return 0;
   m.shm_bytes_per_s = shm_t > 0 ? static_cast<double>(o.message_bytes) / shm_t * share : 0;
   m.ring_bytes_per_s = ring_ratio * m.memcpy_bytes_per_s;
   m.link_bytes_per_s = link_t > 0 ? static_cast<double>(o.message_bytes) / link_t : 0;
+  const double ping_pong_rate =
+      ping_pong_t > 0 ? static_cast<double>(o.message_bytes) / ping_pong_t : 0;
   std::printf("redist-calibrate: %d ranks on %d nodes\n", world.size(), nodes.nodes);
   std::printf("  cores    %g a node, %d ranks on rank 0's: copies shared %.2fx\n", m.cores_per_node,
               node_ranks, share);
@@ -417,14 +464,17 @@ int main(int argc, char** argv) {
         "  rings    %.3f GB/s per rank while it runs, packing and unpacking (memcpy's %.2fx)\n",
         m.ring_bytes_per_s * 1e-9, m.ring_bytes_per_s / m.memcpy_bytes_per_s);
   if (other > 0)
-    std::printf("  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s\n", other,
-                m.link_latency_s * 1e6, m.link_bytes_per_s * 1e-9);
+    std::printf(
+        "  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s each way streaming both ways "
+        "(ping-pong %.3f GB/s)\n",
+        other, m.link_latency_s * 1e6, m.link_bytes_per_s * 1e-9, ping_pong_rate * 1e-9);
   if (!o.json.empty()) {
     std::ofstream f(o.json);
     f << "{\"ranks\": " << world.size() << ", \"nodes\": " << nodes.nodes
       << ", \"memcpy_copy_bytes\": " << o.bytes << ", \"message_bytes\": " << o.message_bytes
       << ", \"node_ranks\": " << node_ranks << ", \"core_sharing\": " << share
-      << ", \"memcpy_seen_bytes_per_s\": " << memcpy_seen << ",\n \"strided_copies\": [";
+      << ", \"memcpy_seen_bytes_per_s\": " << memcpy_seen
+      << ", \"link_ping_pong_bytes_per_s\": " << ping_pong_rate << ",\n \"strided_copies\": [";
     for (std::size_t k = 0; k < curve.size(); ++k)
       f << (k ? ", " : "") << "{\"run_bytes\": " << curve[k].first
         << ", \"seconds_per_run\": " << curve[k].second << "}";

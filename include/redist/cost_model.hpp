@@ -43,10 +43,10 @@
 ///   does. Where B_ring is calibrated, the bytes a rank packs for, and unpacks from, ranks of
 ///   its node through the rings or MPI are charged at B_ring, measured by packing and
 ///   unpacking through such a ring (redist-calibrate), but for the bytes in pieces
-///   (RankLoad::sent_in_pieces: row pieces that are not their tile's whole column on the
-///   side in memory), whose copies are bound by their runs and gain nothing from the cache:
-///   those stay at B_memcpy (bench/README.md, "Pieces in the cache"). Runs still cost c_run
-///   each;
+///   (RankLoad::sent_in_pieces: copies that walk their tiles' columns with gaps on the side
+///   in memory, the rest of each column going elsewhere), which are bound by their runs
+///   and gain nothing from the cache: those stay at B_memcpy (bench/README.md, "Pieces in
+///   the cache"). Runs still cost c_run each;
 /// - routes within a node: a wired move knows what carried each message (rank_load with
 ///   its transports; redist-run does this), and then its bytes within the node are
 ///   charged by route: MPI's (pack and unpack at B_ring, the shm term), the node window's

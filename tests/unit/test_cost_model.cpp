@@ -261,8 +261,6 @@ TEST_CASE("contiguous_runs: a piece is one run a segment where it is its tile's 
     CHECK(runs.sent == 0);
     CHECK(runs.received == 0);
     CHECK(runs.local == r.local_runs);
-    // Where a segment is more runs than one, all its elements lie in pieces.
-    CHECK(runs.local_in_pieces == (r.local_runs > r.local_segments ? 64 : 0));
   }
 }
 
@@ -282,7 +280,6 @@ TEST_CASE("contiguous_runs: pack walks the source tile, unpack the target tile")
     CHECK(runs.local == 4 * plan.stats.segments_local);
     CHECK(runs.sent_in_pieces == plan.stats.elements_sent);
     CHECK(runs.received_in_pieces == 0);
-    CHECK(runs.local_in_pieces == plan.stats.elements_local);
     const RankLoad l = rank_load(plan, {0, 0}, 8);
     CHECK(l.runs_sent == runs.sent);
     CHECK(l.runs_received == runs.received);
@@ -300,6 +297,35 @@ TEST_CASE("contiguous_runs: pack walks the source tile, unpack the target tile")
     CHECK(runs.sent_in_pieces == 0);
     CHECK(runs.received_in_pieces == plan.stats.elements_received);
   }
+}
+
+TEST_CASE("contiguous_runs: a peer that takes a column's every row, in pieces, reads it whole") {
+  // 24 x 16 doubles on two ranks, 8 x 8 source tiles 2 x 1 (row tiles alternate) -> 6 x 4
+  // target tiles 1 x 2 (column tiles alternate). A source column's rows all go to the
+  // owner of its target column, cut by the 6-row target tiles (pieces of 6 and 2 rows,
+  // or 4 and 4): more runs than segments, but no gaps between them, so nothing is packed
+  // in pieces. The target's 6-row columns take rows of two source row tiles, one from
+  // each rank: unpacked in pieces.
+  const Layout src{Tiling{UniformAxis<>(24, 8), UniformAxis<>(16, 8)}, BlockCyclic{2, 1}};
+  const Layout dst{Tiling{UniformAxis<>(24, 6), UniformAxis<>(16, 4)}, BlockCyclic{1, 2}};
+  const Region region{{24, 16}, {0, 0}, {0, 0}};
+  for (int rank = 0; rank < 2; ++rank) {
+    CAPTURE(rank);
+    const Plan plan = make_plan(src, dst, region, rank, 2);
+    const CopyRuns runs = contiguous_runs(plan);
+    REQUIRE(plan.stats.elements_sent > 0);
+    CHECK(runs.sent > plan.stats.segments_sent);
+    CHECK(runs.sent_in_pieces == 0);
+    // Target rows 6-11 come from source tiles 0 (rank 0) and 1 (rank 1), rows 12-17 from
+    // tiles 1 and 2 (rank 1, rank 0): those row tiles are fed by both ranks.
+    CHECK(runs.received_in_pieces > 0);
+    CHECK(runs.received_in_pieces <= plan.stats.elements_received);
+  }
+  // The example of elements_in_pieces: case a's rows (256 -> 100, target rows alternate).
+  const Layout a_src{Tiling{UniformAxis<>(512, 256), UniformAxis<>(512, 256)}, BlockCyclic{1, 2}};
+  const Layout a_dst{Tiling{UniformAxis<>(512, 100), UniformAxis<>(512, 100)}, BlockCyclic{2, 1}};
+  const Plan a = make_plan(a_src, a_dst, Region{{512, 512}, {0, 0}, {0, 0}}, 0, 2);
+  CHECK(contiguous_runs(a).sent_in_pieces == a.stats.elements_sent);
 }
 
 TEST_CASE("predict: a cost per run, and ranks sharing cores (the header's example)") {

@@ -39,8 +39,8 @@ struct RankLoad {
   index_t messages_sent_inter_node = 0, messages_received_inter_node = 0;
   /// Contiguous runs packed, unpacked and copied locally (contiguous_runs).
   index_t runs_sent = 0, runs_received = 0, runs_local = 0;
-  /// Of `sent` (`received`), the bytes whose row pieces are not their tiles' whole columns
-  /// on the side in memory (CopyRuns::sent_in_pieces): packed (unpacked) a run per column.
+  /// Of `sent` (`received`), the bytes packed (unpacked) by copies that walk their tiles'
+  /// columns with gaps on the side in memory (CopyRuns::sent_in_pieces).
   index_t sent_in_pieces = 0, received_in_pieces = 0;
   /// How the bytes within the node travel, when the move's transports are known (a wired
   /// move: rank_load with its transports); else (false) as the machine says: MPI when

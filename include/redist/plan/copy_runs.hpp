@@ -1,13 +1,15 @@
 #pragma once
 /// @file plan/copy_runs.hpp
 /// How many contiguous runs a plan's pack, unpack and local copies walk, per direction, and
-/// how many of their elements lie in pieces of their tiles' columns: what the cost model
-/// charges a cost per run for, and which copies it takes to be bound by their runs rather
-/// than by bandwidth (cost_model.hpp). Pure: reads the plan's row pieces and families.
+/// how many of the elements packed and unpacked lie in pieces of their tiles' columns: what
+/// the cost model charges a cost per run for, and which copies it takes to be bound by
+/// their runs rather than by bandwidth (cost_model.hpp). Pure: reads the plan's row pieces
+/// and families.
 
 #include <cstddef>
+#include <functional>
 #include <unordered_map>
-#include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include <redist/index.hpp>
@@ -19,10 +21,72 @@ namespace redist {
 /// column-major on its own): what contiguous_runs counts.
 struct CopyRuns {
   index_t sent = 0, received = 0, local = 0;
-  /// Of the elements packed, unpacked and copied locally, those whose row piece is not the
-  /// whole column of its tile on the walked side(s): copied a run per column.
-  index_t sent_in_pieces = 0, received_in_pieces = 0, local_in_pieces = 0;
+  /// Of the elements packed (unpacked), those whose copy walks their tile's columns with
+  /// gaps on the side in memory: elements_in_pieces.
+  index_t sent_in_pieces = 0, received_in_pieces = 0;
 };
+
+namespace detail {
+
+/// Of the elements of `remote`'s families, those its copies walk in pieces on one side
+/// (`source`: the source tiles that packs and local copies read; else the target tiles that
+/// unpacks and local copies write): a row member whose copy (its message's peer's; the
+/// local copies count as one) covers less than 7/8 of the rows of its tile that the side's
+/// copies touch at all, so that it walks the tile's columns with gaps between them: what
+/// BoundCopies::reads_densely asks of one copy, per tile. A peer that takes every row of a
+/// column it is sent, in several pieces, reads it whole. O(row members of the families)
+/// time and memory.
+/// Example: 256-row source tiles, 100-row target tiles, the target's row tiles alternating
+/// between two ranks: each takes 100 or 156 of each column's 256 rows, in pieces.
+inline index_t elements_in_pieces(const Plan& plan, const FamilyList& remote,
+                                  const FamilyList& local, bool source) {
+  // (copy, tile, offset) of a row member; copy -1: the local copies, -2: any copy.
+  struct Key {
+    index_t copy, tile, offset;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<index_t>{}(k.tile * 0x9E3779B97F4A7C15ULL ^
+                                  k.offset * 0xC2B2AE3D27D4EB4FULL ^
+                                  (k.copy + 2) * 0x165667B19E3779F9ULL);
+    }
+  };
+  // f(copy, family) for every family of the side: remote's by their message's peer.
+  const auto each_family = [&](auto&& f) {
+    for (const Message& m : remote.messages)
+      for (index_t k = m.first; k < m.first + m.count; ++k)
+        f(index_t{m.peer}, remote.families[static_cast<std::size_t>(k)]);
+    for (const BlockFamily& family : local.families) f(index_t{-1}, family);
+  };
+  // f(tile, offset, rows) for every row member of family `family`.
+  const auto each_member = [&](const BlockFamily& family, auto&& f) {
+    const PieceGroup& g = plan.row_groups[static_cast<std::size_t>(family.rows.group)];
+    for (index_t t = family.rows.first; t < family.rows.first + family.rows.count; ++t)
+      f(source ? g.src_tile + t * g.src_tile_step : g.dst_tile + t * g.dst_tile_step,
+        source ? g.src_offset : g.dst_offset, g.length);
+  };
+  std::unordered_set<Key, Hash> seen;
+  std::unordered_map<Key, index_t, Hash> rows;  // (copy, tile, 0) and (-2, tile, 0): rows
+  each_family([&](index_t copy, const BlockFamily& family) {
+    each_member(family, [&](index_t tile, index_t offset, index_t length) {
+      for (const index_t who : {copy, index_t{-2}})
+        if (seen.insert(Key{who, tile, offset}).second) rows[Key{who, tile, 0}] += length;
+    });
+  });
+  index_t in_pieces = 0;
+  each_family([&](index_t copy, const BlockFamily& family) {
+    if (copy == -1) return;
+    const index_t width = plan.col_groups[static_cast<std::size_t>(family.cols.group)].length;
+    each_member(family, [&](index_t tile, index_t, index_t length) {
+      if (8 * rows[Key{copy, tile, 0}] < 7 * rows[Key{-2, tile, 0}])
+        in_pieces += length * family.cols.count * width;
+    });
+  });
+  return in_pieces;
+}
+
+}  // namespace detail
 
 /// The contiguous runs of `plan`'s pack, unpack and local copies. A row piece is the whole
 /// column of its source (target) tile when no other piece of the plan starts elsewhere in
@@ -32,11 +96,10 @@ struct CopyRuns {
 /// parts' tiles of one index count as one tile. O(row pieces + families) time, O(row
 /// pieces) memory.
 /// @post a family of r row members and c column members of w columns each adds r x c
-/// runs where its rows are whole on the walked side(s), r x c x w where they are not; the
-/// elements of the members that are not whole (rows x columns each) count as in pieces.
+/// runs where its rows are whole on the walked side(s), r x c x w where they are not.
 /// Example: 8 x 8 matrix, 4 x 4 source tiles, 2 x 2 target tiles, one rank: every row piece
 /// (2 rows) is half a source column and a whole target column: 16 segments of 2 columns,
-/// local runs 32 (source side gapped), and all 64 elements in pieces.
+/// local runs 32 (source side gapped).
 inline CopyRuns contiguous_runs(const Plan& plan) {
   // Per tile: the offset of the first piece seen, and whether another offset was seen.
   struct Seen {
@@ -68,25 +131,21 @@ inline CopyRuns contiguous_runs(const Plan& plan) {
       whole[3 * k + 2][u + 1] = whole[3 * k + 2][u] + (s && d ? 1 : 0);
     }
   }
-  // Runs and elements in pieces of one direction's families.
-  const auto walk = [&](const FamilyList& list, int side) {
-    std::pair<index_t, index_t> n{0, 0};
+  const auto runs = [&](const FamilyList& list, int side) {
+    index_t n = 0;
     for (const BlockFamily& f : list.families) {
       const std::vector<index_t>& w =
           whole[3 * static_cast<std::size_t>(f.rows.group) + static_cast<std::size_t>(side)];
       const index_t whole_rows = w[static_cast<std::size_t>(f.rows.first + f.rows.count)] -
                                  w[static_cast<std::size_t>(f.rows.first)];
       const index_t width = plan.col_groups[static_cast<std::size_t>(f.cols.group)].length;
-      const index_t height = plan.row_groups[static_cast<std::size_t>(f.rows.group)].length;
-      n.first += f.cols.count * (whole_rows + (f.rows.count - whole_rows) * width);
-      n.second += (f.rows.count - whole_rows) * height * f.cols.count * width;
+      n += f.cols.count * (whole_rows + (f.rows.count - whole_rows) * width);
     }
     return n;
   };
-  const auto [sent, sent_in_pieces] = walk(plan.send, 0);
-  const auto [received, received_in_pieces] = walk(plan.recv, 1);
-  const auto [local, local_in_pieces] = walk(plan.local, 2);
-  return CopyRuns{sent, received, local, sent_in_pieces, received_in_pieces, local_in_pieces};
+  return CopyRuns{runs(plan.send, 0), runs(plan.recv, 1), runs(plan.local, 2),
+                  detail::elements_in_pieces(plan, plan.send, plan.local, true),
+                  detail::elements_in_pieces(plan, plan.recv, plan.local, false)};
 }
 
 }  // namespace redist
