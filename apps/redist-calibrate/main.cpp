@@ -26,11 +26,11 @@
 //                        that meet in the cache, at the memcpy rate kept above)
 //   link_latency_s       half a round trip of 8 bytes between rank 0 and the first rank of
 //                        another node (0 when the job spans one node)
-//   link_bytes_per_s     the same two ranks streaming --message-bytes to each other at once,
-//                        in chunks of the engine's chunk_bytes all posted together, as a
-//                        move's chunks go: --message-bytes over the median round's time
-//                        (the ping-pong's rate, half a round trip of --message-bytes, is
-//                        reported beside it: it runs below what a move's streams reach)
+//   link_bytes_per_s     rank 0 streaming --message-bytes to that rank in chunks of the
+//                        engine's chunk_bytes, all posted at once, as a move's chunks go:
+//                        --message-bytes over the median round's time (the ping-pong's
+//                        rate, half a round trip of --message-bytes, is reported beside
+//                        it: one message at a time, it runs below what a stream reaches)
 //
 //   mpirun -np 4 redist-calibrate --json machine.json
 //
@@ -73,8 +73,8 @@ constexpr OptionInfo option_table[] = {
      "bytes each rank copies per memcpy round and passes through the rings, >= 4096 (larger "
      "than the caches)"},
     {"--message-bytes", "", "N", "33554432",
-     "bytes of the exchange within a node, of each direction of the link's streams and of "
-     "the ping-pong's bandwidth message, >= 1"},
+     "bytes of the exchange within a node, of the link's stream and of the ping-pong's "
+     "bandwidth message, >= 1"},
     {"--repeat", "", "N", "5",
      "rounds of each measurement (the median is kept; the best for latencies), >= 1"},
     {"--cores", "", "N", "node's", "cores of a node (default: online processors of rank 0's)"},
@@ -86,9 +86,9 @@ constexpr const char* help_intro =
     R"(redist-calibrate: measure memcpy and strided copies of short runs with every rank
 copying, the cores a node's ranks share, pairs of ranks exchanging within a node, the
 ranks of a node passing bytes through rings of cache-sized slots (the node window's), and
-between nodes a ping-pong's latency and two ranks streaming to each other at once (the
-link's rate), for redist-run --machine and redist-plan
---machine (the cost model's Machine, docs/cost-model.md).
+between nodes a ping-pong's latency and one rank streaming to another (the link's rate),
+for redist-run --machine and redist-plan --machine (the cost model's Machine,
+docs/cost-model.md).
 
 Usage: mpirun -np N redist-calibrate [OPTION]...
 
@@ -324,16 +324,17 @@ double ring_over_memcpy(const boost::mpi::communicator& comm, const redist::Node
   return ratio;
 }
 
-/// One direction of the link between rank 0 and rank `peer` (0: none) while both directions
-/// stream, as in a move: each sends `bytes` to the other in pieces of `piece` bytes, every
-/// send and receive posted at once; the median round's time (the slower of the two), a
-/// warm-up round first. Collective, 0 on ranks other than 0.
+/// One direction of the link between rank 0 and rank `peer` (0: none) carrying a stream, as
+/// a move's chunks go: rank 0 sends `bytes` to `peer` in pieces of `piece` bytes, every
+/// send and receive posted at once; the median round's time (the slower rank's), a warm-up
+/// round first. Collective, 0 on ranks other than 0. (Both directions at once measured
+/// half of this on the cluster of namespaces, where moves reach it each way.)
 double link_stream_seconds(const boost::mpi::communicator& comm, int peer, index_t bytes,
                            index_t piece, int rounds) {
   if (peer <= 0) return 0;
   const int me = comm.rank();
   const int other = me == 0 ? peer : me == peer ? 0 : -1;
-  std::vector<char> out(static_cast<std::size_t>(other >= 0 ? bytes : 0), 4), in(out.size());
+  std::vector<char> buffer(static_cast<std::size_t>(other >= 0 ? bytes : 0), 4);
   const MPI_Comm c = comm;
   std::vector<MPI_Request> requests;
   const auto round = [&](int) {
@@ -342,12 +343,10 @@ double link_stream_seconds(const boost::mpi::communicator& comm, int peer, index
     for (index_t at = 0; at < bytes; at += piece) {
       const int n = static_cast<int>(std::min(piece, bytes - at));
       requests.emplace_back();
-      MPI_Irecv(in.data() + at, n, MPI_BYTE, other, 8, c, &requests.back());
-    }
-    for (index_t at = 0; at < bytes; at += piece) {
-      const int n = static_cast<int>(std::min(piece, bytes - at));
-      requests.emplace_back();
-      MPI_Isend(out.data() + at, n, MPI_BYTE, other, 8, c, &requests.back());
+      if (me == 0)
+        MPI_Isend(buffer.data() + at, n, MPI_BYTE, other, 8, c, &requests.back());
+      else
+        MPI_Irecv(buffer.data() + at, n, MPI_BYTE, other, 8, c, &requests.back());
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   };
@@ -465,8 +464,8 @@ int main(int argc, char** argv) {
         m.ring_bytes_per_s * 1e-9, m.ring_bytes_per_s / m.memcpy_bytes_per_s);
   if (other > 0)
     std::printf(
-        "  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s each way streaming both ways "
-        "(ping-pong %.3f GB/s)\n",
+        "  link     ranks 0 <-> %d: latency %.3f us, %.3f GB/s streaming (ping-pong %.3f "
+        "GB/s)\n",
         other, m.link_latency_s * 1e6, m.link_bytes_per_s * 1e-9, ping_pong_rate * 1e-9);
   if (!o.json.empty()) {
     std::ofstream f(o.json);
