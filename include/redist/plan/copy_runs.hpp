@@ -7,7 +7,7 @@
 /// and families.
 
 #include <cstddef>
-#include <functional>
+#include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -47,9 +47,10 @@ inline index_t elements_in_pieces(const Plan& plan, const FamilyList& remote,
   };
   struct Hash {
     std::size_t operator()(const Key& k) const {
-      return std::hash<index_t>{}(k.tile * 0x9E3779B97F4A7C15ULL ^
-                                  k.offset * 0xC2B2AE3D27D4EB4FULL ^
-                                  (k.copy + 2) * 0x165667B19E3779F9ULL);
+      const auto u = [](index_t v) { return static_cast<std::uint64_t>(v); };
+      return static_cast<std::size_t>(u(k.tile) * 0x9E3779B97F4A7C15ULL ^
+                                      u(k.offset) * 0xC2B2AE3D27D4EB4FULL ^
+                                      u(k.copy + 2) * 0x165667B19E3779F9ULL);
     }
   };
   // f(copy, family) for every family of the side: remote's by their message's peer.
