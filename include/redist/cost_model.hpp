@@ -220,13 +220,13 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
     // that side only, at B_ring; those it walks in pieces are bound by their runs, not by
     // bandwidth, and cost as in any copy (B_memcpy). The pieces' share of `bytes` is taken
     // as their share of each route's.
-    const double cache_rate = m.ring_bytes_per_s > 0 ? m.ring_bytes_per_s : m.memcpy_bytes_per_s;
+    const double cache_rate = node_copy_bytes_per_s(m);
     const auto copy = [&](index_t bytes, index_t skipped, index_t cached, index_t in_pieces,
                           index_t runs) {
-      const double dense = bytes > 0 ? static_cast<double>(cached) *
-                                           (1 - static_cast<double>(std::min(in_pieces, bytes)) /
-                                                    static_cast<double>(bytes))
-                                     : 0.0;
+      const double dense =
+          bytes > 0 ? static_cast<double>(cached) *
+                          (1 - static_cast<double>(in_pieces) / static_cast<double>(bytes))
+                    : 0.0;
       return share * (over(static_cast<double>(bytes - skipped) - dense, m.memcpy_bytes_per_s) +
                       over(dense, cache_rate) + static_cast<double>(runs) * m.copy_run_s);
     };

@@ -6,10 +6,11 @@
 /// their runs rather than by bandwidth (cost_model.hpp). Pure: reads the plan's row pieces
 /// and families.
 
+#include <array>
 #include <cstddef>
-#include <cstdint>
+#include <map>
+#include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <redist/index.hpp>
@@ -40,25 +41,14 @@ namespace detail {
 /// between two ranks: each takes 100 or 156 of each column's 256 rows, in pieces.
 inline index_t elements_in_pieces(const Plan& plan, const FamilyList& remote,
                                   const FamilyList& local, bool source) {
-  // (copy, tile, offset) of a row member; copy -1: the local copies, -2: any copy.
-  struct Key {
-    index_t copy, tile, offset;
-    bool operator==(const Key&) const = default;
-  };
-  struct Hash {
-    std::size_t operator()(const Key& k) const {
-      const auto u = [](index_t v) { return static_cast<std::uint64_t>(v); };
-      return static_cast<std::size_t>(u(k.tile) * 0x9E3779B97F4A7C15ULL ^
-                                      u(k.offset) * 0xC2B2AE3D27D4EB4FULL ^
-                                      u(k.copy + 2) * 0x165667B19E3779F9ULL);
-    }
-  };
+  // The copy that stands for the local parts, and the one that sums every copy of the side.
+  constexpr index_t local_copies = -1, any_copy = -2;
   // f(copy, family) for every family of the side: remote's by their message's peer.
   const auto each_family = [&](auto&& f) {
     for (const Message& m : remote.messages)
       for (index_t k = m.first; k < m.first + m.count; ++k)
         f(index_t{m.peer}, remote.families[static_cast<std::size_t>(k)]);
-    for (const BlockFamily& family : local.families) f(index_t{-1}, family);
+    for (const BlockFamily& family : local.families) f(local_copies, family);
   };
   // f(tile, offset, rows) for every row member of family `family`.
   const auto each_member = [&](const BlockFamily& family, auto&& f) {
@@ -67,20 +57,20 @@ inline index_t elements_in_pieces(const Plan& plan, const FamilyList& remote,
       f(source ? g.src_tile + t * g.src_tile_step : g.dst_tile + t * g.dst_tile_step,
         source ? g.src_offset : g.dst_offset, g.length);
   };
-  std::unordered_set<Key, Hash> seen;
-  std::unordered_map<Key, index_t, Hash> rows;  // (copy, tile, 0) and (-2, tile, 0): rows
+  std::set<std::array<index_t, 3>> seen;           // (copy, tile, offset) of a row member
+  std::map<std::array<index_t, 2>, index_t> rows;  // (copy, tile): its rows of the tile
   each_family([&](index_t copy, const BlockFamily& family) {
     each_member(family, [&](index_t tile, index_t offset, index_t length) {
-      for (const index_t who : {copy, index_t{-2}})
-        if (seen.insert(Key{who, tile, offset}).second) rows[Key{who, tile, 0}] += length;
+      for (const index_t who : {copy, any_copy})
+        if (seen.insert({who, tile, offset}).second) rows[{who, tile}] += length;
     });
   });
   index_t in_pieces = 0;
   each_family([&](index_t copy, const BlockFamily& family) {
-    if (copy == -1) return;
+    if (copy == local_copies) return;
     const index_t width = plan.col_groups[static_cast<std::size_t>(family.cols.group)].length;
     each_member(family, [&](index_t tile, index_t, index_t length) {
-      if (8 * rows[Key{copy, tile, 0}] < 7 * rows[Key{-2, tile, 0}])
+      if (8 * rows[{copy, tile}] < 7 * rows[{any_copy, tile}])
         in_pieces += length * family.cols.count * width;
     });
   });
