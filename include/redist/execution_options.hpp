@@ -194,6 +194,13 @@ struct ExecutionOptions {
   /// node in use fits half the shared cache. Agreed as the smallest over the ranks.
   index_t ring_slot_bytes = 0;
 
+  /// Local parts follow the pack that reads the same source columns
+  /// (engine/pack_followers.hpp): where a column goes partly to a peer through a ring of the
+  /// node window and partly to this rank's own target, the local copy runs right after
+  /// the pack, on lines still in the cache, so the source crosses memory once. Only where
+  /// the rings run on the host. Off: local parts run from their own queue, filling waits.
+  bool follow_packs = true;
+
   /// Point-to-point messages described to MPI as derived datatypes over the matrices' own
   /// runs: sent from the source and received into the target, no pack, no unpack on that
   /// side (transport/chunk_datatypes.hpp; per chunk, where it only copies, its runs are
@@ -303,6 +310,8 @@ struct OptionFields<ExecutionOptions> {
                    "REDIST_RING_SLOT_BYTES",
                    Integer{0, index_t{1} << 30, "ring slot size must be >= 0 (0: automatic)",
                            "ring slot size above the most allowed, 1 GiB"}),
+      option_field("ExecutionOptions::follow_packs", &O::follow_packs, "REDIST_FOLLOW_PACKS",
+                   Flag{}),
       option_field("ExecutionOptions::mpi_datatypes", &O::mpi_datatypes, "REDIST_MPI_DATATYPES",
                    ToggleKind{}),
       option_field("ExecutionOptions::progress", &O::progress, "REDIST_PROGRESS",

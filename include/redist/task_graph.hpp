@@ -75,6 +75,12 @@ struct TaskGraph {
   std::vector<std::size_t> ack_vertex;  ///< per sent message; SIZE_MAX when not acked
   /// per sent chunk: the Ack of its ring slot (SlotReuse); SIZE_MAX when not in a ring
   std::vector<std::size_t> slot_ack_vertex;
+  /// per sent chunk: its Send; SIZE_MAX when its message is read in place
+  std::vector<std::size_t> send_vertex;
+  std::vector<std::size_t> local_vertex;  ///< per local part: its Receive
+  /// per local part: the sent chunk whose pack it follows at once (follow_packs);
+  /// SIZE_MAX, or empty, when it runs from its own queue
+  std::vector<std::size_t> follows;
 
   /// Heap bytes: capacity x element size of every container.
   std::size_t memory_bytes() const {
@@ -83,8 +89,8 @@ struct TaskGraph {
     for (const Chunking* c : {&send, &recv, &local})
       bytes += c->slices.capacity() * sizeof(Slice) + c->chunks.capacity() * sizeof(Chunk) +
                c->begin.capacity() * sizeof(std::size_t);
-    for (const auto* v :
-         {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex, &slot_ack_vertex})
+    for (const auto* v : {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex,
+                          &slot_ack_vertex, &send_vertex, &local_vertex, &follows})
       bytes += v->capacity() * sizeof(std::size_t);
     return bytes;
   }
@@ -158,6 +164,7 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
       edge(tg.slot_ack_vertex[c], finish_of(batch));
     }
   tg.ack_vertex.assign(plan.send.messages.size(), SIZE_MAX);
+  tg.send_vertex.assign(tg.send.chunks.size(), SIZE_MAX);
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     const index_t batch = plan.send.messages[m].batch;
     const Transport how = tg.send_transport[m];
@@ -170,6 +177,7 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
     if (reads_in_place(how)) continue;  // nothing to pack
     for (std::size_t c = tg.send.begin[m]; c < tg.send.begin[m + 1]; ++c) {
       const std::size_t v = add(TaskKind::send, batch, c);
+      tg.send_vertex[c] = v;
       edge(init_of(batch), v);
       edge(v, finish_of(batch));
       if (tg.ack_vertex[m] != SIZE_MAX) edge(v, tg.ack_vertex[m]);
@@ -189,10 +197,25 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
   for (std::size_t p = 0; p < tg.local.chunks.size(); ++p) {
     const index_t batch = plan.local.messages[tg.local.chunks[p].message].batch;
     const std::size_t v = add(TaskKind::receive, batch, p);
+    tg.local_vertex.push_back(v);
     edge(init_of(batch), v);
     edge(v, finish_of(batch));
   }
   return tg;
+}
+
+/// Local part p runs at once after the pack of sent chunk follows[p] (SIZE_MAX: from its
+/// own queue, as before): an edge Send(follows[p]) -> Receive(p), and compile() queues
+/// the part first, so that it reads the rest of the source lines the pack just brought
+/// into the cache (engine/pack_followers.hpp). Adds no cycle: a Send waits for no local
+/// part. @pre follows[p] is a packed chunk of p's batch, or SIZE_MAX; one entry per
+/// local part.
+inline void follow_packs(TaskGraph& tg, std::vector<std::size_t> follows) {
+  for (std::size_t p = 0; p < follows.size(); ++p)
+    if (follows[p] != SIZE_MAX)
+      tg.edges.push_back(TaskEdge{static_cast<std::uint32_t>(tg.send_vertex[follows[p]]),
+                                  static_cast<std::uint32_t>(tg.local_vertex[p])});
+  tg.follows = std::move(follows);
 }
 
 /// make_task_graph on chunks of about `chunk_elements` (local parts alike, or of about
@@ -206,9 +229,10 @@ inline TaskGraph make_task_graph(const Plan& plan, index_t chunk_elements,
 }
 
 /// A task graph compiled for walking: successors in CSR form, the number of predecessors
-/// of each task, and its ready queue (Init first, then Send, then unpacks from the node
-/// window, then local copies with Arrive, Ack and Finish, then the other unpacks: messages
-/// leave early, a sender's ring slots are freed early, and local copies overlap them).
+/// of each task, and its ready queue (Init and the local parts that follow a pack first,
+/// then unpacks from the node window, then Send, then local copies with Arrive, Ack and
+/// Finish, then the other unpacks: a peer's ring slot is freed before this rank packs
+/// more, messages leave early, and local copies overlap them).
 /// @post succ[succ_begin[v], succ_begin[v + 1]) are exactly v's out-edges in tg.edges, in
 /// the order they were added, and in_degree[v] is v's in-degree: the schedule is the
 /// graph, nothing added.
@@ -239,17 +263,23 @@ inline Schedule compile(const TaskGraph& tg) {
   std::vector<std::uint32_t> next(s.succ_begin.begin(), s.succ_begin.end() - 1);
   for (const TaskEdge& e : tg.edges) s.succ[next[e.from]++] = e.to;
   s.queue.reserve(n);
-  // Unpacks from the node window before local copies: each frees its sender's ring slot
-  // (transport/ring_slots.hpp), and a sender whose ring is full waits for it; local copies
-  // fill the waits.
+  // Unpacks from the node window before packs and local copies: each frees its sender's
+  // ring slot (transport/ring_slots.hpp), and a sender whose ring is full waits for it.
+  // Packing first let both ranks of a pair fill their rings and then wait on each other
+  // (case a, 2 ranks: 12 % of the move idle; bench/README.md, "Unpacks first, and local
+  // parts that follow their pack"). Local copies fill the waits that remain.
   const auto window = [&](const Task& t) {
     return tg.recv_transport[tg.recv.chunks[t.index].message] == Transport::shared_window;
   };
+  // A local part that follows a pack runs before anything else that is ready.
+  const auto follower = [&](const Task& t) {
+    return t.index < tg.follows.size() && tg.follows[t.index] != SIZE_MAX;
+  };
   for (const Task& t : tg.tasks)
     s.queue.push_back(t.kind == TaskKind::init      ? 0
-                      : t.kind == TaskKind::send    ? 1
-                      : t.kind == TaskKind::receive ? (!t.remote   ? 3
-                                                       : window(t) ? 2
+                      : t.kind == TaskKind::send    ? 2
+                      : t.kind == TaskKind::receive ? (!t.remote   ? (follower(t) ? 0 : 3)
+                                                       : window(t) ? 1
                                                                    : 4)
                                                     : 3);
   return s;

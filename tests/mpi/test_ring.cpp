@@ -7,6 +7,9 @@
 // timeout's error. Only where the ranks share one node and keep node-local paths (the TCP
 // and small-message legs send everything point to point; simulated nodes send between them
 // point to point). The stalled ring ends the same way when a progress thread drives it.
+// Local parts whose columns a pack reads too follow that pack at once
+// (engine/pack_followers.hpp), or, told not to, run from their own queue; both move alike.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -129,6 +132,59 @@ TEST_CASE("mpi: rings of 2 slots of 4 KiB wrap around, wait for a late receiver,
       CHECK(sum(comm, chunks) > 2 * sum(comm, r.plan().stats.messages_sent));  // wraps around
     else
       CHECK(sum(comm, chunks) == sum(comm, r.plan().stats.messages_sent));  // one chunk each
+  }
+}
+
+TEST_CASE("mpi: local parts follow the pack of their columns, or fill the waits when told not to") {
+  if (!rings_run_here(boost::mpi::communicator{})) return;
+  SmallRingsMove m;
+  const boost::mpi::communicator& comm = m.comm;
+  Small &a = m.a, &b = m.b;
+  // Every source column goes partly to each rank (1 x np tiles -> np x 1): each rank's local
+  // parts read the columns that its packs read too.
+  for (const bool follow : {true, false}) {
+    CAPTURE(follow);
+    const ScopedEnv env("REDIST_FOLLOW_PACKS", follow ? "1" : "0");  // wins over a ctest leg's
+    fill_source(a);
+    fill_sentinel(b);
+    // start() copies a chunk's worth at least: 4 KiB, not the whole of this small move.
+    ExecutionOptions o = small_rings();
+    o.chunk_bytes = 4096;
+    Redistributor r(a, b, comm, PlanOptions{}, o);
+    CHECK(r.execution_options().follow_packs == follow);
+    const TaskGraph& g = r.task_graph();
+    const auto followers = static_cast<std::size_t>(std::count_if(
+        g.follows.begin(), g.follows.end(), [](std::size_t c) { return c != SIZE_MAX; }));
+    if (follow)
+      CHECK(followers > g.local.chunks.size() / 2);  // most parts, on every rank
+    else
+      CHECK(followers == 0);
+    // start() packs the first chunks to every peer before anything else (the followers of
+    // those come later); from there on, among the tasks that copy, a pack's followers come
+    // right after it, in part order.
+    r.start();
+    const std::size_t started = r.completion_order().size();
+    r.wait();
+    index_t checked = 0;
+    CHECK(sum(comm, target_errors(b, Region::whole({300, 260}), checked)) == 0);
+    CHECK(sum(comm, checked) == 300 * 260);
+    const auto& order = r.completion_order();
+    std::vector<std::uint32_t> copies;
+    for (std::size_t k = started; k < order.size(); ++k)
+      if (g.tasks[order[k]].kind == TaskKind::send || g.tasks[order[k]].kind == TaskKind::receive)
+        copies.push_back(order[k]);
+    std::size_t checked_packs = 0;
+    for (std::size_t c = 0; follow && c < g.send_vertex.size(); ++c) {
+      auto at = std::find(copies.begin(), copies.end(), g.send_vertex[c]);
+      if (at == copies.end()) continue;  // read in place, or packed by start()
+      ++checked_packs;
+      for (std::size_t p = 0; p < g.follows.size(); ++p)
+        if (g.follows[p] == c) {
+          REQUIRE(++at != copies.end());
+          CHECK(*at == g.local_vertex[p]);
+        }
+    }
+    if (follow) CHECK(checked_packs > g.send.chunks.size() / 2);
   }
 }
 

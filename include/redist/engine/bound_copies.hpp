@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/cross_memory_reads.hpp>
 #include <redist/engine/matrix_sides.hpp>
+#include <redist/engine/pack_followers.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
@@ -161,6 +163,15 @@ class BoundCopies {
   }
   void copy_local(const execution_space& exec, std::size_t p) const { local_.run(exec, p); }
 
+  /// The source bytes that sent chunk c's packs read, as the address range [first, second)
+  /// around them; {0, 0} when it packs nothing here (read in place, or packed by MPI).
+  AddressSpan sent_source_span(std::size_t c) const {
+    if (c < mpi_packs_.size() && mpi_packs_[c]) return {};
+    return source_span(send_, c);
+  }
+  /// The same for local part p's copies.
+  AddressSpan local_source_span(std::size_t p) const { return source_span(local_, p); }
+
   /// Whether packing streams (its chunk must be fenced before a peer reads it).
   bool streaming_packs() const { return stream_pack_; }
 
@@ -221,6 +232,28 @@ class BoundCopies {
       Kokkos::deep_copy(view, host);
     }
   };
+
+  /// The address range around what chunk c's copies in `b` read: the first and last
+  /// column of each member, every run of them.
+  static AddressSpan source_span(const Bound& b, std::size_t c) {
+    const RowRun* runs = b.pool.runs.data();
+    const ColumnMember* members = b.pool.members.data();
+    std::uintptr_t low = UINTPTR_MAX, high = 0;
+    for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
+      const StridedCopy<T>& x = b.pool.copies[k];
+      for (index_t m = 0; x.col_len > 0 && m < x.members; ++m)
+        for (const index_t col : {m * x.col_len, (m + 1) * x.col_len - 1}) {
+          const T* from = x.src_column(members, col);
+          for (index_t r = x.run_first; r < x.run_first + x.runs; ++r) {
+            const T* first = from + runs[r].src;
+            const T* last = first + (runs[r].length - 1) * x.src_row_step();
+            low = std::min(low, reinterpret_cast<std::uintptr_t>(first));
+            high = std::max(high, reinterpret_cast<std::uintptr_t>(last + 1));
+          }
+        }
+    }
+    return low < high ? AddressSpan{low, high} : AddressSpan{};
+  }
 
   /// f(source element, target element, length) for every run of chunk c's copies in `b`;
   /// false if one is transposed (its runs are not contiguous in the source).

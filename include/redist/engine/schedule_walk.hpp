@@ -7,8 +7,9 @@
 /// it and reports it complete; it can stop between any two tasks and go on later, which
 /// is what lets start() and test() do a bounded part of the work per call.
 ///
-/// Queues as compiled (Schedule::queue, lowest first): Init, Send, unpacks from the node
-/// window, local copies with Finish, other unpacks. Each is FIFO, but for the sends of a batch,
+/// Queues as compiled (Schedule::queue, lowest first): Init and the local parts that follow
+/// a pack, unpacks from the node window, Send, local copies with Finish, other unpacks.
+/// Each is FIFO, but for the sends of a batch,
 /// which become ready all at once when the batch opens: they run by their chunk's position in its
 /// message first (chunk 0 of every message, then chunk 1, ...), message order second, so that every
 /// peer has its first chunk early and can unpack it while the rest is packed.
@@ -39,12 +40,16 @@ class ScheduleWalk {
     order_.clear();
     for (auto& q : ready_) q.clear();
     head_ = {};
+    sends_first_ = false;
     for (std::size_t v = 0; v < pending_.size(); ++v)
       if (pending_[v] == 0) make_ready(v);
   }
 
-  /// The next ready task (lowest queue first), or `none`. It stays ready until pop().
+  /// The next ready task (lowest queue first; a ready Send first while sends_first()), or
+  /// `none`. It stays ready until pop().
   std::size_t front() const {
+    if (sends_first_ && head_[send_queue] < ready_[send_queue].size())
+      return ready_[send_queue][head_[send_queue]];
     for (std::size_t k = 0; k < ready_.size(); ++k)
       if (head_[k] < ready_[k].size()) return ready_[k][head_[k]];
     return none;
@@ -75,6 +80,10 @@ class ScheduleWalk {
     else
       event_[v] = came;
   }
+
+  /// While on, front() takes a ready Send before anything else: start() packs the first
+  /// chunk of every message before it unpacks or copies locally (Executor::start).
+  void sends_first(bool on) { sends_first_ = on; }
 
   /// Tasks not completed yet.
   std::size_t left() const { return remaining_; }
@@ -113,7 +122,7 @@ class ScheduleWalk {
                      [&](std::uint32_t a, std::uint32_t b) { return position(a) < position(b); });
   }
 
-  static constexpr std::size_t send_queue = 1;  // Schedule::queue of a Send (compile())
+  static constexpr std::size_t send_queue = 2;  // Schedule::queue of a Send (compile())
 
   const TaskGraph* graph_ = nullptr;
   const Schedule* schedule_ = nullptr;
@@ -122,6 +131,7 @@ class ScheduleWalk {
   std::vector<std::uint8_t> event_;  ///< transport tasks: came, or waiting for it
   std::array<std::vector<std::uint32_t>, Schedule::queues> ready_;
   std::array<std::size_t, Schedule::queues> head_{};
+  bool sends_first_ = false;
   TaskCounts run_;
   std::vector<std::uint32_t> order_;
 };

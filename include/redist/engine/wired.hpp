@@ -41,6 +41,7 @@
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/engine/mpi_described_chunks.hpp>
 #include <redist/engine/node_schedule.hpp>
+#include <redist/engine/pack_followers.hpp>
 #include <redist/engine/progress_thread.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
@@ -206,9 +207,15 @@ class Wired {
     if (any(choice.send) || any(choice.recv)) {
       // Local parts of a slot each, with a poll after each (poll_elements): a local part
       // of a whole chunk let a peer fill its ring and wait; with 128 KiB slots, case a
-      // with op t took 1.7x as long.
+      // with op t took 1.7x as long. Where they follow packs, held within a slot (a member
+      // cut between its columns) like the ring's chunks, so that a part reads the columns
+      // of one chunk, not of the next dozen (a member of case a is 100 columns, 3.2 MB).
       poll_elements_ = std::min(local_part_elements(), slot_elements);
-      chunks.local = cut_chunks(plan_, plan_.local, poll_elements_);
+      const bool follow = following_packs();
+      const index_t part = poll_elements_;
+      chunks.local = cut_chunks(
+          plan_, plan_.local, [part](const Message&) { return part; },
+          [follow](const Message&) { return follow; });
     }
     std::vector<bool> ring(plan_.send.messages.size());
     for (std::size_t m = 0; m < ring.size(); ++m)
@@ -254,6 +261,27 @@ class Wired {
     for (std::size_t c = 0; c < received.size(); ++c) received[c] = d.received.described(c);
     copies_.leave_to_mpi(std::move(sent), std::move(received));
     transports_.point_to_point.describe(std::move(d.sent), std::move(d.received));
+  }
+
+  /// Whether local parts follow the packs that read the same source
+  /// (ExecutionOptions::follow_packs, engine/pack_followers.hpp): on the host, where the
+  /// rings run (a whole batch staged in the window is no pass that the cache could share).
+  bool follow_packs_here() const { return link_.ring && following_packs(); }
+  bool following_packs() const { return host_memory && options_.follow_packs; }
+  /// Per local part, the sent chunk it follows (pack_followers).
+  std::vector<std::size_t> local_followers() const {
+    std::vector<AddressSpan> sent, local;
+    std::vector<index_t> sent_batch, local_batch;
+    for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c) {
+      sent.push_back(graph_.send_vertex[c] == SIZE_MAX ? AddressSpan{}
+                                                       : copies_.sent_source_span(c));
+      sent_batch.push_back(plan_.send.messages[graph_.send.chunks[c].message].batch);
+    }
+    for (std::size_t p = 0; p < graph_.local.chunks.size(); ++p) {
+      local.push_back(copies_.local_source_span(p));
+      local_batch.push_back(plan_.local.messages[graph_.local.chunks[p].message].batch);
+    }
+    return pack_followers(sent, sent_batch, local, local_batch);
   }
 
   /// The transports' windows, once the graph they size their notes by is built.
@@ -344,6 +372,7 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
                                           choice.peer_pid, transform_, options_);
   });
   leave_chunks_to_mpi(nodes);
+  if (follow_packs_here()) follow_packs(graph_, local_followers());
   schedule_ = compile(graph_);
   copies_.mirror();
   // What the plan costs besides the buffers: the plan, and what was compiled from it.
