@@ -1,7 +1,8 @@
 // Task graphs built from plans of virtual ranks (no MPI): the Fig. 4 shape at message
 // granularity, acyclic graphs (boost::topological_sort), chunks that cut every message the
 // same way on both ends, the edges each transport adds, the compiled schedule equal to the
-// graph, and Graphviz output.
+// graph, local parts that follow a pack (follow_packs), and Graphviz output.
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/distributions/random.hpp>
+#include <redist/engine/schedule_walk.hpp>
 #include <redist/layout.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
@@ -208,6 +210,55 @@ TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
     // Each task's successors in the order its edges were added (the ready order follows).
     std::vector<std::size_t> next(s.succ_begin.begin(), s.succ_begin.end() - 1);
     for (const TaskEdge& e : tg.edges) CHECK(s.succ[next[e.from]++] == e.to);
+  }
+}
+
+TEST_CASE("follow packs: each follower runs right after its pack, the graph stays acyclic") {
+  const Layout src{Tiling{UniformAxis<>(64, 16), UniformAxis<>(64, 16)}, BlockCyclic(1, 2)};
+  const Layout dst{Tiling{UniformAxis<>(64, 10), UniformAxis<>(64, 10)}, BlockCyclic(2, 1)};
+  for (int rank = 0; rank < 2; ++rank) {
+    CAPTURE(rank);
+    const Plan p = make_plan(src, dst, Region::whole({64, 64}), rank, 2, PlanOptions{});
+    const auto window = [](std::size_t n) {
+      return std::vector<Transport>(n, Transport::shared_window);
+    };
+    TaskGraph tg = make_task_graph(p, cut_chunkings(p, 40, 40), window(p.send.messages.size()),
+                                   window(p.recv.messages.size()));
+    REQUIRE(tg.send.chunks.size() >= 2);
+    REQUIRE(tg.local.chunks.size() >= 2);
+    // Part p follows sent chunk p mod C (of its batch: one batch here).
+    REQUIRE(p.batches == 1);
+    std::vector<std::size_t> follows;
+    for (std::size_t q = 0; q < tg.local.chunks.size(); ++q)
+      follows.push_back(q % 3 == 2 ? SIZE_MAX : q % tg.send.chunks.size());
+    const std::size_t edges = tg.edges.size();
+    follow_packs(tg, follows);
+    CHECK(tg.edges.size() == edges + tg.local.chunks.size() - tg.local.chunks.size() / 3);
+    CHECK(acyclic(tg));
+    const Schedule s = compile(tg);
+    engine::ScheduleWalk walk;
+    walk.reset(tg, s);
+    // Every transport event comes at once: Arrive and Ack complete as soon as they may.
+    for (std::size_t v = 0; v < tg.tasks.size(); ++v)
+      if (tg.tasks[v].kind == TaskKind::arrive || tg.tasks[v].kind == TaskKind::ack) walk.event(v);
+    std::vector<std::size_t> ran;  // tasks that copy, in the order they ran
+    for (std::size_t v; (v = walk.front()) != engine::ScheduleWalk::none;) {
+      walk.pop();
+      walk.complete(v);
+      if (tg.tasks[v].kind == TaskKind::send || tg.tasks[v].kind == TaskKind::receive)
+        ran.push_back(v);
+    }
+    CHECK(walk.left() == 0);
+    // After Send(c): exactly its followers, in part order, then something else.
+    for (std::size_t c = 0; c < tg.send.chunks.size(); ++c) {
+      auto at = std::find(ran.begin(), ran.end(), tg.send_vertex[c]);
+      REQUIRE(at != ran.end());
+      for (std::size_t q = 0; q < follows.size(); ++q)
+        if (follows[q] == c) {
+          REQUIRE(++at != ran.end());
+          CHECK(*at == tg.local_vertex[q]);
+        }
+    }
   }
 }
 
