@@ -265,9 +265,15 @@ class Wired {
 
   /// Whether local parts follow the packs that read the same source
   /// (ExecutionOptions::follow_packs, engine/pack_followers.hpp): on the host, where the
-  /// rings run (a whole batch staged in the window is no pass that the cache could share).
+  /// rings run (a whole batch staged in the window is no pass that the cache could share),
+  /// and not under a transposing transform: its local copies walk the source across its
+  /// columns in tiles of a cache line, and cut to a slot's columns case a with op t took
+  /// 0.150-0.169 s against 0.098 s (bench/README.md, "Unpacks first, and local parts that
+  /// follow their pack").
   bool follow_packs_here() const { return link_.ring && following_packs(); }
-  bool following_packs() const { return host_memory && options_.follow_packs; }
+  bool following_packs() const {
+    return host_memory && options_.follow_packs && !transform_.transposes();
+  }
   /// Per local part, the sent chunk it follows (pack_followers).
   std::vector<std::size_t> local_followers() const {
     std::vector<AddressSpan> sent, local;
