@@ -3,13 +3,12 @@
 /// Runs one rank's task graph (task_graph.hpp): copy programs (copy/run_copies.hpp) on an
 /// execution-space instance, messages through the transports (transport/transport.hpp).
 ///
-/// The loop: tasks whose predecessors are done run from ready queues (Init and the local
-/// parts that follow a pack, then unpacks from the node window, then Send, then local
-/// copies, then other unpacks: engine/schedule_walk.hpp); Arrive and Ack tasks are transport events
-/// and complete when their transport reports them. The graph is walked as compiled (Schedule): the
-/// executor adds no dependency of its own, and it never calls MPI for a message itself: it tells
-/// the message's transport that a batch opened, a chunk is packed, a message is out or unpacked,
-/// and hands it the completions of its requests.
+/// The loop: tasks whose predecessors are done run from the ready queues that compile()
+/// gives them (task_graph.hpp, engine/schedule_walk.hpp); Arrive and Ack tasks are transport
+/// events and complete when their transport reports them. The graph is walked as compiled
+/// (Schedule): the executor adds no dependency of its own, and it never calls MPI for a message
+/// itself: it tells the message's transport that a batch opened, a chunk is packed, a message is
+/// out or unpacked, and hands it the completions of its requests.
 ///
 /// The loop stops between any two tasks and resumes on the next call, with a budget of
 /// copying per call: start() opens the first batch and packs the first chunk of each of

@@ -7,7 +7,8 @@
 /// run back to back on the same columns, the second finds them in the cache, and the
 /// source crosses memory once (bench/README.md, "One pass over the source"). The pairing
 /// is by the source addresses each reads: a local part follows the sent chunk of its
-/// batch whose span overlaps its own most. Pure: spans in, chunks out.
+/// batch whose span overlaps its own most. pack_followers is pure (spans in, chunks out);
+/// local_followers takes the spans from an engine's bound copies.
 
 #include <algorithm>
 #include <cstddef>
@@ -16,6 +17,8 @@
 #include <vector>
 
 #include <redist/index.hpp>
+#include <redist/plan.hpp>
+#include <redist/task_graph.hpp>
 
 namespace redist::engine {
 
@@ -78,6 +81,25 @@ inline std::vector<std::size_t> pack_followers(const std::vector<AddressSpan>& s
     }
   }
   return follows;
+}
+
+/// pack_followers on the source spans of `copies` (engine/bound_copies.hpp) for graph's
+/// sent chunks and local parts. A chunk that packs nothing here (read in place, or packed by
+/// MPI) has an empty span, so no part follows it.
+template <class Copies>
+std::vector<std::size_t> local_followers(const Plan& plan, const TaskGraph& graph,
+                                         const Copies& copies) {
+  std::vector<AddressSpan> sent, local;
+  std::vector<index_t> sent_batch, local_batch;
+  for (std::size_t c = 0; c < graph.send.chunks.size(); ++c) {
+    sent.push_back(copies.sent_source_span(c));
+    sent_batch.push_back(plan.send.messages[graph.send.chunks[c].message].batch);
+  }
+  for (std::size_t p = 0; p < graph.local.chunks.size(); ++p) {
+    local.push_back(copies.local_source_span(p));
+    local_batch.push_back(plan.local.messages[graph.local.chunks[p].message].batch);
+  }
+  return pack_followers(sent, sent_batch, local, local_batch);
 }
 
 }  // namespace redist::engine

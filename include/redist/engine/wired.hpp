@@ -263,33 +263,15 @@ class Wired {
     transports_.point_to_point.describe(std::move(d.sent), std::move(d.received));
   }
 
-  /// Whether local parts follow the packs that read the same source
-  /// (ExecutionOptions::follow_packs, engine/pack_followers.hpp): on the host, where the
-  /// rings run (a whole batch staged in the window is no pass that the cache could share),
-  /// and not under a transposing transform: its local copies walk the source across its
-  /// columns in tiles of a cache line, and cut to a slot's columns case a with op t took
-  /// 0.150-0.169 s against 0.098 s (bench/README.md, "Unpacks first, and local parts that
-  /// follow their pack").
-  bool follow_packs_here() const { return link_.ring && following_packs(); }
+  /// Whether local parts follow the packs that read the same source where the rings run
+  /// (ExecutionOptions::follow_packs, engine/pack_followers.hpp; a whole batch staged in
+  /// the window is no pass that the cache could share): on the host, and not under a transposing
+  /// transform: its local copies walk the source across its columns in tiles of a cache line, and
+  /// cut to a slot's columns case a with op t took 0.150-0.169 s against 0.098 s (bench/README.md,
+  /// "Unpacks first, and local parts that follow their pack").
   bool following_packs() const {
     return host_memory && options_.follow_packs && !transform_.transposes();
   }
-  /// Per local part, the sent chunk it follows (pack_followers).
-  std::vector<std::size_t> local_followers() const {
-    std::vector<AddressSpan> sent, local;
-    std::vector<index_t> sent_batch, local_batch;
-    for (std::size_t c = 0; c < graph_.send.chunks.size(); ++c) {
-      sent.push_back(graph_.send_vertex[c] == SIZE_MAX ? AddressSpan{}
-                                                       : copies_.sent_source_span(c));
-      sent_batch.push_back(plan_.send.messages[graph_.send.chunks[c].message].batch);
-    }
-    for (std::size_t p = 0; p < graph_.local.chunks.size(); ++p) {
-      local.push_back(copies_.local_source_span(p));
-      local_batch.push_back(plan_.local.messages[graph_.local.chunks[p].message].batch);
-    }
-    return pack_followers(sent, sent_batch, local, local_batch);
-  }
-
   /// The transports' windows, once the graph they size their notes by is built.
   void attach_transports(transport::TransportChoice<T>& choice) {
     if (choice.window)
@@ -378,7 +360,8 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
                                           choice.peer_pid, transform_, options_);
   });
   leave_chunks_to_mpi(nodes);
-  if (follow_packs_here()) follow_packs(graph_, local_followers());
+  if (link_.ring && following_packs())
+    follow_packs(graph_, local_followers(plan_, graph_, copies_));
   schedule_ = compile(graph_);
   copies_.mirror();
   // What the plan costs besides the buffers: the plan, and what was compiled from it.
