@@ -6,7 +6,7 @@
 // even runs (for process 0; odd for process 1) go to its own target column, the others to
 // the peer's. Each process writes an M x N target: a column's first half from its own
 // source, the second from the peer.
-// Four ways to move it, each timed as the best of --rounds, both processes at once:
+// Six ways to move it, each timed as the best of --rounds, both processes at once:
 //
 //   memcpy     the floor: each process copies its M x N source with memcpy
 //   staged     what the node window does without rings: the local copies in one pass,
@@ -14,8 +14,12 @@
 //              unpacked from the peer's buffer
 //   ring       the peer's runs through a ring of 4 slots of C columns, unpacked as soon as
 //              a slot is full; the local copies in a pass of their own
-//   one-pass   the same ring, but a slot's columns are copied locally as they are packed:
-//              each source column is read once
+//   one-pass   the same ring, but a slot's columns are copied locally as they are packed,
+//              run by run in source order: each source column is read once, in order
+//   by-column  the same ring, each column's local runs copied and then its packed runs
+//              (two sparse passes over a column that the cache holds)
+//   by-slot    the same ring, a slot's columns packed and then copied locally (two sparse
+//              passes over a slot's columns)
 //
 // Usage: one_pass_probe [--rows M] [--cols N] [--run R] [--slot-columns C] [--rounds K]
 //        [--stream 0|1]   (stream: target stores bypass the cache)
@@ -166,7 +170,10 @@ int main(int argc, char** argv) {
     });
   };
   // The ring: slot s of process p at ring + (p * slots + s) * slot.
-  const auto through_ring = [&](bool one_pass) {
+  // How a slot's columns are packed beside their local copies: 0 pack only (the local
+  // copies in a pass of their own), 1 each column's runs in source order, 2 each column's
+  // local runs then its packed runs, 3 the slot's packs then the slot's local copies.
+  const auto through_ring = [&](int one_pass) {
     Counter& filled = sh->filled[me];
     Counter& freed = sh->freed[1 - me];  // the peer frees our slots
     Counter& in = sh->filled[1 - me];
@@ -178,11 +185,15 @@ int main(int argc, char** argv) {
         double* s = ring + (me * slots + sent % slots) * slot;
         for (long j = sent * o.slot_cols; j < (sent + 1) * o.slot_cols; ++j) {
           double* out = s + (j - sent * o.slot_cols) * half;
-          if (one_pass)
+          if (one_pass == 1) {
             both_column(j, out);
-          else
+          } else {
+            if (one_pass == 2) local_column(j);
             pack_column(j, out);
+          }
         }
+        if (one_pass == 3)
+          for (long j = sent * o.slot_cols; j < (sent + 1) * o.slot_cols; ++j) local_column(j);
         filled.value.store(++sent, std::memory_order_release);
       }
       if (got < chunks && in.value.load(std::memory_order_acquire) > got) {
@@ -211,11 +222,12 @@ int main(int argc, char** argv) {
     }
     return wrong;
   };
-  const char* names[] = {"memcpy", "staged", "ring", "one-pass"};
-  std::vector<double> best(4, 1e30);
+  const char* names[] = {"memcpy", "staged", "ring", "one-pass", "by-column", "by-slot"};
+  constexpr int ways = 6;
+  std::vector<double> best(ways, 1e30);
   long wrong = 0;  // target elements of the last round that are wrong
   for (long round = 0; round < o.rounds; ++round)
-    for (int way = 0; way < 4; ++way) {
+    for (int way = 0; way < ways; ++way) {
       sh->filled[me].value.store(0);
       sh->freed[me].value.store(0);
       sh->staged[me].value.store(0);
@@ -235,7 +247,7 @@ int main(int argc, char** argv) {
       } else {
         if (way == 2)
           for (long j = 0; j < N; ++j) local_column(j);
-        through_ring(way == 3);
+        through_ring(way - 2);
       }
       fence();
       best[static_cast<std::size_t>(way)] =
@@ -256,7 +268,7 @@ int main(int argc, char** argv) {
         "one_pass_probe: %ld x %ld doubles a process, runs of %ld, slots of %ld columns "
         "(%ld KiB), stream %d, best of %ld\n",
         M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.rounds);
-    for (int way = 0; way < 4; ++way)
+    for (int way = 0; way < ways; ++way)
       std::printf("  %-9s %.4f s  %3.0f %% of the floor\n", names[way], best[way],
                   100.0 * best[0] / best[way]);
   }
