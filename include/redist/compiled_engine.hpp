@@ -32,6 +32,7 @@
 /// The engine's instantiations for element type T in host memory: declared with
 /// `prefix` = extern (executor.hpp), defined with an empty one (compiled/engine.cpp.in).
 /// Inside namespace redist.
-#define REDIST_ENGINE_INSTANCES(prefix, T)                   \
-  prefix template class engine::Wired<T, Kokkos::HostSpace>; \
+#define REDIST_ENGINE_INSTANCES(prefix, T)                           \
+  prefix template class engine::Wired<T, Kokkos::HostSpace>;         \
+  prefix template class engine::ExecutionLoop<T, Kokkos::HostSpace>; \
   prefix template class Executor<T, Kokkos::HostSpace>;

@@ -3,8 +3,8 @@
 /// The task graph of one rank (Cao et al. 2021, section 5 and Fig. 4; section 6.2.1 for
 /// the batch control) at the granularity that runs: message chunks and parts of a batch's
 /// local copies. It holds every dependency the executor obeys; the executor adds none
-/// (executor.hpp walks it in CSR form). Plain data: tasks and edges in the order they were
-/// made. Boost.Graph views of it, for analysis and drawing, are opt-in
+/// (engine/execution_loop.hpp walks it in CSR form). Plain data: tasks and edges in the
+/// order they were made. Boost.Graph views of it, for analysis and drawing, are opt-in
 /// (task_graph_boost.hpp, task_graph_graphviz.hpp): they cost more to compile than the
 /// rest of the engine together.
 ///

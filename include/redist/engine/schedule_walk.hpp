@@ -1,8 +1,9 @@
 #pragma once
 /// @file engine/schedule_walk.hpp
 /// The state of one execution's walk over a compiled Schedule (task_graph.hpp), apart from
-/// what the tasks do (executor.hpp): how many predecessors each task still waits for,
-/// which transport events came, the ready queues, and what completed in which order.
+/// what the tasks do (engine/execution_loop.hpp): how many predecessors each task still
+/// waits for, which transport events came, the ready queues, and what completed in which
+/// order.
 /// Pure bookkeeping: no MPI, no Kokkos. The executor asks for the next ready task, runs
 /// it and reports it complete; it can stop between any two tasks and go on later, which
 /// is what lets start() and test() do a bounded part of the work per call.
