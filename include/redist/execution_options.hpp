@@ -196,10 +196,10 @@ struct ExecutionOptions {
 
   /// Local parts follow the pack that reads the same source columns
   /// (engine/pack_followers.hpp): where a column goes partly to a peer through a ring of the
-  /// node window and partly to this rank's own target, the local copy runs right after
-  /// the pack, on lines still in the cache, so the source crosses memory once. Only where
-  /// the rings run on the host, and not under a transposing transform. Off: local parts
-  /// run from their own queue, filling waits.
+  /// node window and partly to this rank's own target, the local copy is swept with the
+  /// pack, each column's runs in row order (engine/fused_sweeps.hpp), so the source crosses
+  /// memory once. Only where the rings run on the host, and not under a transposing
+  /// transform. Off: local parts run from their own queue, filling waits.
   bool follow_packs = true;
 
   /// Point-to-point messages described to MPI as derived datatypes over the matrices' own

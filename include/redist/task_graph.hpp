@@ -81,6 +81,8 @@ struct TaskGraph {
   /// per local part: the sent chunk whose pack it follows at once (follow_packs);
   /// SIZE_MAX, or empty, when it runs from its own queue
   std::vector<std::size_t> follows;
+  /// per sent chunk: elements of the local parts that follow it (empty when none do)
+  std::vector<index_t> follower_elements;
 
   /// Heap bytes: capacity x element size of every container.
   std::size_t memory_bytes() const {
@@ -92,6 +94,7 @@ struct TaskGraph {
     for (const auto* v : {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex,
                           &slot_ack_vertex, &send_vertex, &local_vertex, &follows})
       bytes += v->capacity() * sizeof(std::size_t);
+    bytes += follower_elements.capacity() * sizeof(index_t);
     return bytes;
   }
 
@@ -206,16 +209,33 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
 
 /// Local part p runs at once after the pack of sent chunk follows[p] (SIZE_MAX: from its
 /// own queue, as before): an edge Send(follows[p]) -> Receive(p), and compile() queues
-/// the part first, so that it reads the rest of the source lines the pack just brought
-/// into the cache (engine/pack_followers.hpp). Adds no cycle: a Send waits for no local
-/// part. @pre follows[p] is a packed chunk of p's batch, or SIZE_MAX; one entry per
-/// local part.
+/// the part first. The pack copies the part too, in one sweep over the source columns
+/// both read (engine/fused_sweeps.hpp, engine/pack_followers.hpp); Receive(p) then marks
+/// it done (copied_elements). Adds no cycle: a Send waits for no local part.
+/// @pre follows[p] is a packed chunk of p's batch, or SIZE_MAX; one entry per local part.
 inline void follow_packs(TaskGraph& tg, std::vector<std::size_t> follows) {
+  tg.follower_elements.assign(tg.send.chunks.size(), 0);
   for (std::size_t p = 0; p < follows.size(); ++p)
-    if (follows[p] != SIZE_MAX)
+    if (follows[p] != SIZE_MAX) {
       tg.edges.push_back(TaskEdge{static_cast<std::uint32_t>(tg.send_vertex[follows[p]]),
                                   static_cast<std::uint32_t>(tg.local_vertex[p])});
+      tg.follower_elements[follows[p]] += tg.local.chunks[p].elements;
+    }
   tg.follows = std::move(follows);
+}
+
+/// Elements task v copies: a pack with the local parts that follow it, an unpack, a local
+/// part that follows no pack; 0 for the others (a follower's Receive too). What a call's
+/// budget of copying counts (engine/execution_loop.hpp).
+inline index_t copied_elements(const TaskGraph& tg, std::size_t v) {
+  const Task& t = tg.tasks[v];
+  if (t.kind == TaskKind::send)
+    return tg.send.chunks[t.index].elements +
+           (t.index < tg.follower_elements.size() ? tg.follower_elements[t.index] : 0);
+  if (t.kind != TaskKind::receive) return 0;
+  if (t.remote) return tg.recv.chunks[t.index].elements;
+  const bool follows = t.index < tg.follows.size() && tg.follows[t.index] != SIZE_MAX;
+  return follows ? 0 : tg.local.chunks[t.index].elements;
 }
 
 /// make_task_graph on chunks of about `chunk_elements` (local parts alike, or of about

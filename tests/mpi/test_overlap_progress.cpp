@@ -26,13 +26,9 @@ namespace {
 using namespace redist;
 using namespace redist::test;
 
-/// Elements task v copies (a pack, an unpack or a local part); 0 for the others.
-index_t copied(const TaskGraph& g, std::uint32_t v) {
-  const Task& t = g.tasks[v];
-  if (t.kind == TaskKind::send) return g.send.chunks[t.index].elements;
-  if (t.kind != TaskKind::receive) return 0;
-  return (t.remote ? g.recv.chunks : g.local.chunks)[t.index].elements;
-}
+/// Elements task v copies (a pack with the local parts swept along, an unpack, a local
+/// part that follows no pack; task_graph.hpp); 0 for the others.
+index_t copied(const TaskGraph& g, std::uint32_t v) { return copied_elements(g, v); }
 
 /// Copies run by the tasks completed from position `from` of the completion order on:
 /// their elements, less the last one's (the copy begun when the budget was not yet spent).
@@ -69,9 +65,9 @@ Driven drive(R& r, std::size_t chunks) {
   const index_t chunk =
       std::max<index_t>(1, r.execution_options().chunk_bytes / static_cast<index_t>(sizeof(T)));
   Driven d;
-  // start()'s budget: the first chunk of each message of batch 0 that is packed. A first
-  // chunk that takes over a ring slot (a later round of the node window's lane) waits for
-  // that slot's ack, so start() may leave it.
+  // start()'s budget: the first chunk of each message of batch 0 that is packed, with the
+  // local parts swept along with it. A first chunk that takes over a ring slot (a later
+  // round of the node window's lane) waits for that slot's ack, so start() may leave it.
   std::set<std::size_t> waits_for_slot;
   for (const TaskEdge& e : g.edges)
     if (g.tasks[e.from].kind == TaskKind::ack && g.tasks[e.to].kind == TaskKind::send)
@@ -81,7 +77,7 @@ Driven drive(R& r, std::size_t chunks) {
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
     if (plan.send.messages[m].batch == 0 && !reads_in_place(g.send_transport[m]) &&
         g.send.begin[m] < g.send.begin[m + 1]) {
-      first += g.send.chunks[g.send.begin[m]].elements;
+      first += copied(g, static_cast<std::uint32_t>(g.send_vertex[g.send.begin[m]]));
       if (!waits_for_slot.count(g.send.begin[m]))
         first_sends.insert(static_cast<std::uint32_t>(g.send.begin[m]));
     }

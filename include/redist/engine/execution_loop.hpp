@@ -75,13 +75,6 @@ class ExecutionLoop {
 
   static constexpr index_t unlimited = std::numeric_limits<index_t>::max();
 
-  /// Elements task t copies (packs, unpacks, local copies); 0 for the others.
-  index_t copies_of(const Task& t) const {
-    if (t.kind == TaskKind::send) return graph_.send.chunks[t.index].elements;
-    if (t.kind != TaskKind::receive) return 0;
-    return (t.remote ? graph_.recv.chunks : graph_.local.chunks)[t.index].elements;
-  }
-
   void progress(index_t budget, bool block);
   std::size_t drain(index_t budget, index_t& spent, bool block);
   std::size_t poll(bool yield);
@@ -162,7 +155,7 @@ std::size_t ExecutionLoop<T, MemorySpace>::drain(index_t budget, index_t& spent,
   index_t unpolled = 0;  // elements copied since the last poll
   for (std::size_t v; (v = walk_.front()) != ScheduleWalk::none;) {
     const Task& t = graph_.tasks[v];
-    const index_t cost = copies_of(t);
+    const index_t cost = copied_elements(graph_, v);
     if (cost > 0 && spent >= budget) break;
     // Init reuses the send buffer: without blocking, it waits for a later call.
     if (t.kind == TaskKind::init && !block && !requests_.test_sends()) break;
@@ -269,12 +262,12 @@ void ExecutionLoop<T, MemorySpace>::unpack(std::size_t c) {
 
 template <class T, class MemorySpace>
 void ExecutionLoop<T, MemorySpace>::kick_off() {
-  // The first chunk of each message of batch 0 that is packed.
+  // The first chunk of each message of batch 0 that is packed, with its followers.
   index_t first = 0;
   for (std::size_t m = 0; m < plan_.send.messages.size(); ++m)
     if (plan_.send.messages[m].batch == 0 && !reads_in_place(graph_.send_transport[m]) &&
         graph_.send.begin[m] < graph_.send.begin[m + 1])
-      first += graph_.send.chunks[graph_.send.begin[m]].elements;
+      first += copied_elements(graph_, graph_.send_vertex[graph_.send.begin[m]]);
   // Every peer its first chunk before this rank unpacks what came or copies locally (the
   // local parts that follow a pack, too): sends first, within the first chunks' budget.
   walk_.sends_first(true);

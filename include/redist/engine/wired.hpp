@@ -360,8 +360,10 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
                                           choice.peer_pid, transform_, options_);
   });
   leave_chunks_to_mpi(nodes);
-  if (link_.ring && following_packs())
+  if (link_.ring && following_packs()) {
     follow_packs(graph_, local_followers(plan_, graph_, copies_));
+    copies_.sweep_followers(graph_.follows);
+  }
   schedule_ = compile(graph_);
   copies_.mirror();
   // What the plan costs besides the buffers: the plan, and what was compiled from it.

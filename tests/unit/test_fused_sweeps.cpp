@@ -1,0 +1,179 @@
+// A pack swept with the local parts that follow it (engine/fused_sweeps.hpp), on pools
+// built by hand in case a's pattern: each column of an M x N source (ld M + 3) goes in runs
+// of R rows alternately to a peer (packed into a buffer) and to this rank's target. The
+// sweep must write what the pack and the parts write run one after the other, through the
+// parts' scaling; elements outside the copies stay as they were; parts that follow no
+// chunk, and chunks that no part follows, are left to their own programs.
+#include <cstddef>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include <redist/copy/host_primitives.hpp>
+#include <redist/copy/run_copies.hpp>
+#include <redist/copy/strided_copy.hpp>
+#include <redist/engine/fused_sweeps.hpp>
+#include <redist/transform_op.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace redist;
+using engine::FusedSweeps;
+using Range = FusedSweeps<double>::Range;
+
+namespace {
+
+constexpr index_t M = 400, R = 25, N = 12, lds = M + 3;  // runs of 200 B: streamed in part
+constexpr double untouched = -1;
+
+double source_value(index_t i, index_t j) {
+  return 1000.0 * static_cast<double>(j) + static_cast<double>(i);
+}
+
+/// The copies of columns [first, first + cols) that keep run parity `parity` (0: the
+/// peer's runs, packed column after column into `buffer`; 1: this rank's, into `target`
+/// at the same rows, ld M + 1), of rows [row_begin, row_end).
+void add_copy(CopyPool<double>& pool, const double* src, double* out, index_t first, index_t cols,
+              int parity, bool packed, index_t row_begin = 0, index_t row_end = M) {
+  StridedCopy<double> c;
+  c.run_first = static_cast<index_t>(pool.runs.size());
+  index_t packed_rows = 0;
+  for (index_t r = parity; r * R < M; r += 2) {
+    if (r * R >= row_begin && r * R < row_end)
+      pool.runs.push_back(RowRun{r * R, packed ? packed_rows : r * R, R});
+    packed_rows += R;
+  }
+  c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
+  c.member_first = static_cast<index_t>(pool.members.size());
+  pool.members.push_back(ColumnMember{first * lds, packed ? 0 : first * (M + 1)});
+  c.members = 1;
+  c.col_len = cols;
+  c.src = src;
+  c.dst = out;
+  c.lds = lds;
+  c.ldd = packed ? packed_rows : M + 1;
+  pool.copies.push_back(c);
+}
+
+struct Case {
+  std::vector<double> src = std::vector<double>(static_cast<std::size_t>(lds * N));
+  std::vector<double> buffer;  // chunk c's columns at c * 4 * (M / 2)
+  std::vector<double> target =
+      std::vector<double>(static_cast<std::size_t>((M + 1) * N), untouched);
+  CopyPool<double> send, local;
+  std::vector<Range> packs, parts;
+
+  // Three chunks of 4 columns each; local parts of 2 columns (six of them), each one copy,
+  // or with `split_rows` two: the column's upper and lower runs.
+  explicit Case(bool split_rows = false)
+      : buffer(static_cast<std::size_t>(3 * 4 * (M / 2) + 7), untouched) {
+    for (index_t j = 0; j < N; ++j)
+      for (index_t i = 0; i < M; ++i)
+        src[static_cast<std::size_t>(i + j * lds)] = source_value(i, j);
+    for (index_t c = 0; c < 3; ++c) {
+      packs.emplace_back(send.copies.size(), send.copies.size() + 1);
+      add_copy(send, src.data(), buffer.data() + c * 4 * (M / 2), 4 * c, 4, 0, true);
+    }
+    for (index_t p = 0; p < 6; ++p) {
+      const std::size_t first = local.copies.size();
+      if (split_rows) {
+        add_copy(local, src.data(), target.data(), 2 * p, 2, 1, false, 0, M / 2);
+        add_copy(local, src.data(), target.data(), 2 * p, 2, 1, false, M / 2, M);
+      } else {
+        add_copy(local, src.data(), target.data(), 2 * p, 2, 1, false);
+      }
+      parts.emplace_back(first, local.copies.size());
+    }
+  }
+
+  /// Parts 2k and 2k + 1 follow chunk k; every chunk's sweep run. Wrong elements, each
+  /// local element written as alpha * source.
+  long errors_after_sweeping_all(double alpha) {
+    const std::vector<std::size_t> follows = {0, 0, 1, 1, 2, 2};
+    const FusedSweeps<double> sweeps(send, packs, local, parts, follows);
+    const Kokkos::DefaultHostExecutionSpace exec;
+    for (std::size_t c = 0; c < 3; ++c) sweeps.run(exec, c, send, local);
+    exec.fence();
+    redist::detail::streaming_fence();
+    return errors({0, 1, 2}, {0, 1, 2, 3, 4, 5}, alpha);
+  }
+
+  /// Wrong elements of buffer and target after packing `chunks` and copying `copied`
+  /// parts, each local element written as alpha * source.
+  long errors(const std::vector<index_t>& chunks, const std::vector<index_t>& copied,
+              double alpha) const {
+    std::vector<double> want_buffer(buffer.size(), untouched);
+    std::vector<double> want_target(target.size(), untouched);
+    for (const index_t c : chunks)
+      for (index_t j = 4 * c; j < 4 * c + 4; ++j)
+        for (index_t i = 0; i < M; ++i)
+          if ((i / R) % 2 == 0)
+            want_buffer[static_cast<std::size_t>(c * 4 * (M / 2) + (j - 4 * c) * (M / 2) +
+                                                 (i / (2 * R)) * R + i % R)] = source_value(i, j);
+    for (const index_t p : copied)
+      for (index_t j = 2 * p; j < 2 * p + 2; ++j)
+        for (index_t i = 0; i < M; ++i)
+          if ((i / R) % 2 == 1)
+            want_target[static_cast<std::size_t>(i + j * (M + 1))] = alpha * source_value(i, j);
+    long bad = 0;
+    for (std::size_t k = 0; k < buffer.size(); ++k) bad += buffer[k] != want_buffer[k];
+    for (std::size_t k = 0; k < target.size(); ++k) bad += target[k] != want_target[k];
+    return bad;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fused sweeps: a pack and the parts that follow it, in one sweep") {
+  Case x;
+  // Parts 0 and 1 read chunk 0's columns, 2 and 3 chunk 1's; parts 4 and 5 follow none.
+  const std::vector<std::size_t> follows = {0, 0, 1, 1, SIZE_MAX, SIZE_MAX};
+  const FusedSweeps<double> sweeps(x.send, x.packs, x.local, x.parts, follows);
+  CHECK(sweeps.sweeps(0));
+  CHECK(sweeps.sweeps(1));
+  CHECK_FALSE(sweeps.sweeps(2));  // no part follows it
+  CHECK_FALSE(sweeps.sweeps(3));  // out of range
+  for (std::size_t p = 0; p < 6; ++p) CHECK(sweeps.swept(p) == (p < 4));
+  CHECK(sweeps.memory_bytes() > 0);
+
+  const Kokkos::DefaultHostExecutionSpace exec;
+  sweeps.run(exec, 0, x.send, x.local);
+  exec.fence();
+  CHECK(x.errors({0}, {0, 1}, 1.0) == 0);
+  sweeps.run(exec, 1, x.send, x.local);
+  // What is not swept runs its own programs.
+  run_copies(exec, x.send, x.packs[2].first, x.packs[2].second);
+  for (std::size_t p = 4; p < 6; ++p)
+    run_copies(exec, x.local, x.parts[p].first, x.parts[p].second);
+  exec.fence();
+  CHECK(x.errors({0, 1, 2}, {0, 1, 2, 3, 4, 5}, 1.0) == 0);
+}
+
+TEST_CASE("fused sweeps: the local parts' elements go through their pool's scaling") {
+  Case x;
+  x.local.op = ElementOp<double>(Transform<double>{Op::none, 2.0, 0.0});
+  // Packs stay plain copies; the target gets alpha * source.
+  CHECK(x.errors_after_sweeping_all(2.0) == 0);
+}
+
+TEST_CASE("fused sweeps: a column read by three copies, merged run by run") {
+  Case x(true);  // per column: the pack, the part's upper runs, its lower runs
+  CHECK(x.errors_after_sweeping_all(1.0) == 0);
+}
+
+TEST_CASE("fused sweeps: streaming stores into the target write the same elements") {
+  Case x;
+  for (auto& c : x.local.copies) c.streaming = true;
+  CHECK(x.errors_after_sweeping_all(1.0) == 0);
+}
+
+TEST_CASE("fused sweeps: nothing follows, nothing sweeps") {
+  Case x;
+  const FusedSweeps<double> none(x.send, x.packs, x.local, x.parts,
+                                 std::vector<std::size_t>(6, SIZE_MAX));
+  for (std::size_t c = 0; c < 3; ++c) CHECK_FALSE(none.sweeps(c));
+  for (std::size_t p = 0; p < 6; ++p) CHECK_FALSE(none.swept(p));
+  const FusedSweeps<double> empty;
+  CHECK_FALSE(empty.sweeps(0));
+  CHECK_FALSE(empty.swept(0));
+}
