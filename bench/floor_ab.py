@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Moves of redist-run builds side by side against the single-copy floor, all in one run:
 each round first measures memcpy with every rank copying (redist-calibrate), then runs
-every case with every build in turn, so that builds and floor see the same load.
+every case with every build in turn (the order turning from round to round), so that
+builds and floor see the same load.
 
 Single-copy floor of a move = max over ranks of (max(sent, received) + local bytes) /
 memcpy bandwidth per rank: each element read once and written once, the work split
@@ -76,7 +77,9 @@ def main():
         m = run_json(a.np, [a.calibrate, "--repeat", "3"], env)["memcpy_bytes_per_s"]
         memcpy.append(m)
         for name, src, dst, extra in a.case:
-            for build, path in builds:
+            # The builds' order turns every round: in a fixed order, case b's second build was
+            # faster in 5 of 6 rounds whichever it was (bench/README.md, "One sweep per column").
+            for build, path in builds[rnd % len(builds):] + builds[:rnd % len(builds)]:
                 r = run_json(a.np, [path, "--src", src, "--dst", dst, "--repeat", str(a.repeat),
                                     "--verify"] + extra.split(), {**env, **build_env[build]})
                 if not r["verified"]:
