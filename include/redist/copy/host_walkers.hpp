@@ -33,6 +33,16 @@ inline void copy_run(T* dst, const T* src, index_t n, bool streaming) {
   }
 }
 
+/// n contiguous elements from s to d through `put` (copy/element_op.hpp): a memory copy
+/// (copy_run) where it assigns, else element by element, which the compiler vectorises.
+template <class T, class Put>
+inline void put_run(T* d, const T* s, index_t n, bool streaming, Put put) {
+  if constexpr (std::is_same_v<Put, Assign>)
+    copy_run(d, s, n, streaming);
+  else
+    for (index_t i = 0; i < n; ++i) put(d[i], s[i]);
+}
+
 /// Bytes of the next run that a scaled copy prefetches (both sides) while it works on the
 /// current one, when its runs are at least run_prefetch_min_bytes long (shorter runs end
 /// before a prefetch could help, and their next run is often on the same lines).
@@ -56,15 +66,13 @@ template <class T>
 template <class T, class Put>
 inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T* s, T* d,
                             Put put) {
-  if constexpr (std::is_same_v<Put, Assign>) {
-    if (!c.transposed) {
-      for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-        copy_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming);
-      return;
-    }
-  }
   const index_t step = c.src_row_step();
   const index_t end = c.run_first + c.runs;
+  if (std::is_same_v<Put, Assign> && step == 1) {
+    for (index_t r = c.run_first; r < end; ++r)
+      put_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming, put);
+    return;
+  }
   // Contiguous on both sides: a loop the compiler vectorises. With long runs it waits on
   // its loads at the start of each (runs of one column lie apart, the rows between them
   // go elsewhere), so the next run is fetched while this one computes; the first run's
@@ -73,9 +81,7 @@ inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T
       static_cast<std::size_t>(runs[c.run_first].length) * sizeof(T) >= run_prefetch_min_bytes) {
     for (index_t r = c.run_first; r < end; ++r) {
       if (r + 1 < end) prefetch_run(s + runs[r + 1].src, d + runs[r + 1].dst, runs[r + 1].length);
-      const T* sr = s + runs[r].src;
-      T* dr = d + runs[r].dst;
-      for (index_t i = 0; i < runs[r].length; ++i) put(dr[i], sr[i]);
+      put_run(d + runs[r].dst, s + runs[r].src, runs[r].length, false, put);
     }
     return;
   }
@@ -84,7 +90,7 @@ inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T
     T* dr = d + runs[r].dst;
     const index_t n = runs[r].length;
     if (step == 1)
-      for (index_t i = 0; i < n; ++i) put(dr[i], sr[i]);
+      put_run(dr, sr, n, false, put);
     else
       for (index_t i = 0; i < n; ++i) put(dr[i], sr[i * step]);
   }

@@ -132,15 +132,6 @@ class FusedSweeps {
     bool streaming, local;
   };
 
-  /// n elements from s to d: a memory copy where `put` assigns, else element by element.
-  template <class Put>
-  static void put_run(T* d, const T* s, index_t n, bool streaming, Put put) {
-    if constexpr (std::is_same_v<Put, Assign>)
-      detail::copy_run(d, s, n, streaming);
-    else
-      for (index_t i = 0; i < n; ++i) put(d[i], s[i]);
-  }
-
   /// The copies of one source column (steps [first, end)), their runs merged in source
   /// order: each run is the next one down the column, whichever copy it belongs to.
   template <class Put>
@@ -181,9 +172,9 @@ class FusedSweeps {
       Cursor& x = cur[best];
       const RowRun& r = x.runs[x.next++];
       if (x.local)
-        put_run(x.d + r.dst, x.s + r.src, r.length, x.streaming, put);
+        detail::put_run(x.d + r.dst, x.s + r.src, r.length, x.streaming, put);
       else
-        put_run(x.d + r.dst, x.s + r.src, r.length, x.streaming, Assign{});
+        detail::put_run(x.d + r.dst, x.s + r.src, r.length, x.streaming, Assign{});
     }
   }
 
