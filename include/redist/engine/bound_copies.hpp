@@ -9,7 +9,6 @@
 /// arrives (point_unpacks). Host pools, mirrored to device memory for device spaces.
 
 #include <algorithm>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -27,6 +26,7 @@
 #include <redist/engine/fused_sweeps.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/engine/pack_followers.hpp>
+#include <redist/engine/streaming_choice.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
 #include <redist/task_graph.hpp>
@@ -152,8 +152,8 @@ class BoundCopies {
   /// task_graph.hpp's follow_packs; engine/fused_sweeps.hpp): pack(c) then copies those
   /// parts too, and copy_local(p) of such a part copies nothing. A swept part reads its
   /// source in one pass with the pack, so it streams into the target whenever the target
-  /// streams (reads_densely's reason against it is gone). At 2 ranks case c took
-  /// 0.85-0.92 of the time of the parts run after their pack, case a 0.94-1.00
+  /// streams (reads_densely's reason against it, engine/streaming_choice.hpp, is gone). At 2 ranks
+  /// case c took 0.85-0.92 of the time of the parts run after their pack, case a 0.94-1.00
   /// (bench/README.md, "One sweep per column"). Host memory only, and no transposed
   /// source (the sweep interleaves the runs of one source column).
   void sweep_followers(const std::vector<std::size_t>& follows) {
@@ -162,7 +162,7 @@ class BoundCopies {
       for (std::size_t p = 0; p < local_.range.size(); ++p)
         if (fused_.swept(p))
           for (std::size_t k = local_.range[p].first; k < local_.range[p].second; ++k)
-            local_.pool.copies[k].streaming = stream_target_;
+            local_.pool.copies[k].streaming = streaming_.target;
     }
   }
 
@@ -200,7 +200,7 @@ class BoundCopies {
   AddressSpan local_source_span(std::size_t p) const { return source_span(local_, p); }
 
   /// Whether packing streams (its chunk must be fenced before a peer reads it).
-  bool streaming_packs() const { return stream_pack_; }
+  bool streaming_packs() const { return streaming_.packs; }
 
   /// Bytes of the copy programs: capacity x element size of every host container, plus
   /// the device copies of the pools.
@@ -322,54 +322,16 @@ class BoundCopies {
     }
   }
 
-  /// Streaming stores when this rank writes more than the cache keeps (copy/host_primitives.hpp):
-  /// into its target, and into its send buffer, which the peer reads back only after
-  /// much more has been packed. Packing streams long runs and contiguous blocks only:
-  /// short runs scattered through the buffer measured slower streamed (redist-bench,
-  /// standard case c). Never into a ring slot: its reader takes it from the cache.
+  /// The stores of every copy, streamed or cached (engine/streaming_choice.hpp).
   void choose_streaming(const PlanStats& st, const ExecutionOptions& options,
                         const transport::MessageBuffers<T, MemorySpace>& buffers) {
-    const index_t bytes = static_cast<index_t>(sizeof(T));
-    const index_t threshold = options.streaming_threshold_bytes;
-    stream_target_ = (st.elements_local + st.elements_received) * bytes >= threshold;
-    bool stream_pack = st.elements_sent * bytes >= threshold;
-    const bool forced = options.streaming == Toggle::on;
-    if (options.streaming != Toggle::automatic) stream_target_ = stream_pack = forced;
-    stream_target_ = stream_target_ && host_memory;
-    stream_pack_ = stream_pack && host_memory;
+    streaming_ = StreamingChoice::choose(st, options, sizeof(T), host_memory);
     for (Bound* b : {&recv_, &local_})
-      for (auto& c : b->pool.copies)
-        c.streaming = stream_target_ && (forced || reads_densely(c, b->pool.runs));
+      for (auto& c : b->pool.copies) c.streaming = streaming_.into_target(c, b->pool.runs);
     for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk)
       for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k)
-        stream_pack_chunk(send_.pool.copies[k], !buffers.in_ring(chunk));
-  }
-  /// Whether copy c reads its source without gaps inside a column: its runs together
-  /// cover at least 7/8 of the rows they span. The rows a copy skips are read by another
-  /// copy at another time (a pack, where a column goes partly to a peer), so the lines are
-  /// fetched twice and the memory is busy; streamed stores into the target then measured
-  /// 1.2-1.6x slower than cached ones, dense sources 1.2-1.5x faster (bench/README.md,
-  /// "Streaming after a sparse read").
-  static bool reads_densely(const StridedCopy<T>& c, const std::vector<RowRun>& runs) {
-    if (c.transposed || c.runs <= 1) return true;
-    index_t low = INT64_MAX, high = INT64_MIN, covered = 0;
-    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
-      const RowRun& run = runs[static_cast<std::size_t>(r)];
-      low = std::min(low, run.src);
-      high = std::max(high, run.src + run.length);
-      covered += run.length;
-    }
-    return 8 * covered >= 7 * (high - low);
-  }
-  /// Whether pack copy c streams: long runs and contiguous blocks, outside a ring.
-  void stream_pack_chunk(StridedCopy<T>& c, bool may_stream) {
-    const index_t bytes = static_cast<index_t>(sizeof(T));
-    index_t shortest = INT64_MAX;
-    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-      shortest = std::min(shortest, send_.pool.runs[static_cast<std::size_t>(r)].length);
-    // A contiguous block (a segment laid flat) streams whatever its column length.
-    const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
-    c.streaming = may_stream && stream_pack_ && (contiguous || shortest * bytes >= 1024);
+        send_.pool.copies[k].streaming =
+            streaming_.into_message(send_.pool.copies[k], send_.pool.runs, buffers.in_ring(chunk));
   }
 
   /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per
@@ -387,8 +349,7 @@ class BoundCopies {
   Bound send_, recv_, local_;
   CrossMemoryReads<T> reads_;
   FusedSweeps<T> fused_;
-  bool stream_pack_ = false;    ///< some packing uses streaming stores (copy/host_primitives.hpp)
-  bool stream_target_ = false;  ///< writes into the target stream
+  StreamingChoice streaming_;
   std::vector<bool> mpi_packs_, mpi_unpacks_;  ///< per chunk: MPI copies it (leave_to_mpi)
 };
 

@@ -34,11 +34,10 @@ namespace detail {
 /// unpacks and local copies write): a row member whose copy (its message's peer's; the
 /// local copies count as one) covers less than 7/8 of the rows of its tile that the side's
 /// copies touch at all, so that it walks the tile's columns with gaps between them: what
-/// BoundCopies::reads_densely asks of one copy, per tile. A peer that takes every row of a
-/// column it is sent, in several pieces, reads it whole. O(row members of the families)
-/// time and memory.
-/// Example: 256-row source tiles, 100-row target tiles, the target's row tiles alternating
-/// between two ranks: each takes 100 or 156 of each column's 256 rows, in pieces.
+/// engine::reads_densely (engine/streaming_choice.hpp) asks of one copy, per tile. A peer that
+/// takes every row of a column it is sent, in several pieces, reads it whole. O(row members of the
+/// families) time and memory. Example: 256-row source tiles, 100-row target tiles, the target's row
+/// tiles alternating between two ranks: each takes 100 or 156 of each column's 256 rows, in pieces.
 inline index_t elements_in_pieces(const Plan& plan, const FamilyList& remote,
                                   const FamilyList& local, bool source) {
   // The copy that stands for the local parts, and the one that sums every copy of the side.
