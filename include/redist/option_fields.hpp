@@ -69,7 +69,8 @@ constexpr OptionField<Owner, T, Kind> option_field(std::string_view name, T Owne
 }
 
 /// An integer in [low, high]. Its variable is a decimal count in [env_low, high]
-/// (env_bytes; env_low 0 or 1). `below` / `above`: why a value out of range is refused;
+/// (env_bytes; env_low 0 or 1), or -1 where low is -1 (automatic, as in code). `below` /
+/// `above`: why a value out of range is refused;
 /// `above` names the bound, which the message follows with " = high".
 struct Integer {
   index_t low;
@@ -80,7 +81,8 @@ struct Integer {
   index_t env_low = 1;  ///< the smallest value the variable takes: 0 where 0 means off
 
   index_t parse(const char* var, std::string_view text) const {
-    return env_bytes(var, text, high, env_low);
+    if (low == -1 && text == "-1") return -1;
+    return env_bytes(var, text, high, env_low, bytes ? "byte count" : "count");
   }
   std::string check(index_t v) const {
     if (v < low) return std::string(below);

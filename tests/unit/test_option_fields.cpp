@@ -237,6 +237,24 @@ TEST_SUITE("option fields") {
     CHECK(o.max_message_bytes == 100);
   }
 
+  TEST_CASE("ExecutionOptions: REDIST_RING_SLOTS takes what the field takes, a count") {
+    const auto slots = [](const char* v) {
+      const ScopedEnv r("REDIST_RING_SLOTS", v);
+      ExecutionOptions in;
+      in.ring_slots = 7;
+      return in.with_environment().ring_slots;
+    };
+    CHECK(slots("-1") == -1);  // automatic, as in code
+    CHECK(slots("0") == 0);
+    CHECK(slots("16") == 16);
+    CHECK(message([&] { (void)slots("-2"); }) ==
+          "redist: must be a count (decimal digits): REDIST_RING_SLOTS = -2");
+    CHECK(message([&] { (void)slots("four"); }) ==
+          "redist: must be a count (decimal digits): REDIST_RING_SLOTS = four");
+    CHECK(message([&] { (void)slots("1025"); }) ==
+          "redist: count above the largest allowed, 1024: REDIST_RING_SLOTS = 1025");
+  }
+
   TEST_CASE("PlanOptions: REDIST_MAX_BUFFER_BYTES reaches max_buffer_bytes, a bad one is named") {
     {
       const ScopedEnv b("REDIST_MAX_BUFFER_BYTES", "67108864");
@@ -254,9 +272,14 @@ TEST_SUITE("option fields") {
             "redist: must be a positive byte count: REDIST_MAX_BUFFER_BYTES = 0");
     }
     {
+      // -1 is automatic, from the variable as in code; below it nothing is a byte count.
+      PlanOptions set;
+      set.batch_bytes = 4096;
       const ScopedEnv t("REDIST_BATCH_BYTES", "-1");
+      CHECK(detail::apply_environment(set).batch_bytes == PlanOptions::automatic);
+      const ScopedEnv u("REDIST_BATCH_BYTES", "-2");
       CHECK(message([] { (void)detail::apply_environment(PlanOptions{}); }) ==
-            "redist: must be a byte count (decimal digits): REDIST_BATCH_BYTES = -1");
+            "redist: must be a byte count (decimal digits): REDIST_BATCH_BYTES = -2");
     }
     // automatic resolves by memory; a value set stays.
     CHECK(resolve_batch_bytes(PlanOptions::automatic, true) == PlanOptions::host_batch_bytes);

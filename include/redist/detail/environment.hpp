@@ -23,22 +23,24 @@ inline bool env_flag(std::string_view name, std::string_view v) {
   throw invalid_argument(describe("environment flag must be 0 or 1", name, v));
 }
 
-/// A byte count in [smallest, largest] (smallest 0 or 1), in decimal digits.
+/// A byte count (or any count: `what`) in [smallest, largest] (smallest 0 or 1), in
+/// decimal digits.
 /// @throws invalid_argument naming the variable and its value otherwise.
 inline index_t env_bytes(std::string_view name, std::string_view v, index_t largest = INT64_MAX,
-                         index_t smallest = 1) {
+                         index_t smallest = 1, std::string_view what = "byte count") {
   index_t n = 0;
   bool ok = !v.empty() && v.size() <= 18;  // 18 digits cannot overflow 64 bits
   for (char c : v) {
     ok = ok && c >= '0' && c <= '9';
     if (ok) n = n * 10 + (c - '0');
   }
+  require<invalid_argument>(ok && n >= smallest,
+                            smallest > 0 ? "must be a positive " + std::string(what)
+                                         : "must be a " + std::string(what) + " (decimal digits)",
+                            name, v);
   require<invalid_argument>(
-      ok && n >= smallest,
-      smallest > 0 ? "must be a positive byte count" : "must be a byte count (decimal digits)",
+      n <= largest, std::string(what) + " above the largest allowed, " + std::to_string(largest),
       name, v);
-  require<invalid_argument>(
-      n <= largest, "byte count above the largest allowed, " + std::to_string(largest), name, v);
   return n;
 }
 
