@@ -15,6 +15,7 @@
 /// wrong element.
 
 #include <cstdlib>
+#include <exception>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -60,12 +61,7 @@ redist::Redistributor<ScalapackMatrix, ScalapackMatrix> built_with(const std::st
   return {src, dst, comm, redist::Region::whole({c.M, c.N})};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  mpi::environment env(argc, argv);
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  mpi::communicator comm;
+int run(int argc, char** argv, const mpi::communicator& comm) {
   std::vector<std::string> pos;
   std::string a_set, b_set;
   int pairs = 20;
@@ -133,4 +129,20 @@ int main(int argc, char** argv) {
                 b_wins, pairs, bad ? ", WRONG ELEMENTS" : "");
   }
   return bad ? 1 : 0;
+}
+
+}  // namespace
+
+// A malformed argument or REDIST_* setting ends the run with its message (redist's errors
+// are raised alike on every rank), not with std::terminate.
+int main(int argc, char** argv) {
+  mpi::environment env(argc, argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  mpi::communicator comm;
+  try {
+    return run(argc, argv, comm);
+  } catch (const std::exception& e) {
+    if (comm.rank() == 0) std::fprintf(stderr, "options_ab: %s\n", e.what());
+    return 2;
+  }
 }
