@@ -26,17 +26,13 @@ namespace {
 using namespace redist;
 using namespace redist::test;
 
-/// Elements task v copies (a pack with the local parts swept along, an unpack, a local
-/// part that follows no pack; task_graph.hpp); 0 for the others.
-index_t copied(const TaskGraph& g, std::uint32_t v) { return copied_elements(g, v); }
-
 /// Copies run by the tasks completed from position `from` of the completion order on:
 /// their elements, less the last one's (the copy begun when the budget was not yet spent).
 index_t copied_before_last(const TaskGraph& g, const std::vector<std::uint32_t>& order,
                            std::size_t from) {
   index_t total = 0, last = 0;
   for (std::size_t k = from; k < order.size(); ++k)
-    if (const index_t n = copied(g, order[k]); n > 0) {
+    if (const index_t n = copied_elements(g, order[k]); n > 0) {
       total += n;
       last = n;
     }
@@ -77,15 +73,15 @@ Driven drive(R& r, std::size_t chunks) {
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m)
     if (plan.send.messages[m].batch == 0 && !reads_in_place(g.send_transport[m]) &&
         g.send.begin[m] < g.send.begin[m + 1]) {
-      first += copied(g, static_cast<std::uint32_t>(g.send_vertex[g.send.begin[m]]));
+      first += copied_elements(g, g.send_vertex[g.send.begin[m]]);
       if (!waits_for_slot.count(g.send.begin[m]))
         first_sends.insert(static_cast<std::uint32_t>(g.send.begin[m]));
     }
   const index_t start_budget = std::max(first, chunk);
   index_t all = 0, largest = 0;
   for (std::uint32_t v = 0; v < g.tasks.size(); ++v) {
-    all += copied(g, v);
-    largest = std::max(largest, copied(g, v));
+    all += copied_elements(g, v);
+    largest = std::max(largest, copied_elements(g, v));
   }
 
   r.start();
@@ -95,12 +91,13 @@ Driven drive(R& r, std::size_t chunks) {
       first_sends.erase(static_cast<std::uint32_t>(g.tasks[v].index));
   d.first_chunks_missed = static_cast<index_t>(first_sends.size());
   index_t done = 0;
-  for (const std::uint32_t v : order) done += copied(g, v);
+  for (const std::uint32_t v : order) done += copied_elements(g, v);
   d.left_after_start = all <= start_budget + largest || (done < all && r.tasks_left() > 0);
 
   std::size_t from = order.size();
   const bool finished_by_0 = r.test(0);
-  for (std::size_t k = from; k < order.size(); ++k) d.copies_in_test0 += copied(g, order[k]);
+  for (std::size_t k = from; k < order.size(); ++k)
+    d.copies_in_test0 += copied_elements(g, order[k]);
   bool finished = finished_by_0;
   const index_t budget = static_cast<index_t>(chunks) * chunk;
   while (!finished) {
