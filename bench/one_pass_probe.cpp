@@ -23,6 +23,8 @@
 //
 // Usage: one_pass_probe [--rows M] [--cols N] [--run R] [--slot-columns C] [--rounds K]
 //        [--stream 0|1]   (stream: target stores bypass the cache)
+//        [--huge 0|1]     (huge: sources and targets advised 2 MiB pages, as TiledMatrix
+//                          advises its tiles; the default)
 // Prints one line per way: the best seconds of process 0 and its share of the floor; checks
 // every target element of the last round's moves and exits 1 if one is wrong.
 
@@ -33,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -41,6 +44,8 @@
 #include <sys/wait.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+#include <redist/tools/huge_page_buffer.hpp>
 #endif
 
 namespace {
@@ -48,6 +53,7 @@ namespace {
 struct Options {
   long rows = 8000, cols = 4096, run = 100, slot_cols = 16, rounds = 6;
   bool stream = true;
+  bool huge = true;
 };
 
 /// n doubles from s to d; with `stream`, whole destination lines bypass the cache.
@@ -115,6 +121,8 @@ int main(int argc, char** argv) {
       o.rounds = v;
     else if (k == "--stream")
       o.stream = v != 0;
+    else if (k == "--huge")
+      o.huge = v != 0;
     else {
       std::fprintf(stderr, "one_pass_probe: unknown option %s\n", k.c_str());
       return 2;
@@ -135,8 +143,23 @@ int main(int argc, char** argv) {
   std::memset(ring, 0, sizeof(double) * static_cast<std::size_t>(2 * slots * slot));
   std::memset(staged, 0, sizeof(double) * static_cast<std::size_t>(2 * half * N));
   const int me = fork() == 0 ? 1 : 0;
-  std::vector<double> src(static_cast<std::size_t>(M * N)), dst(src.size());
-  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<double>(i);
+  // Private arrays after the fork, on the pages a move's matrices have (--huge).
+  const std::size_t elements = static_cast<std::size_t>(M * N);
+  std::vector<double> small_src, small_dst;
+  std::optional<redist::tools::HugePageBuffer> huge_src, huge_dst;
+  double *src, *dst;
+  if (o.huge) {
+    huge_src.emplace(elements * sizeof(double));
+    huge_dst.emplace(elements * sizeof(double));
+    src = reinterpret_cast<double*>(huge_src->data());
+    dst = reinterpret_cast<double*>(huge_dst->data());
+  } else {
+    small_src.resize(elements);
+    small_dst.resize(elements);
+    src = small_src.data();
+    dst = small_dst.data();
+  }
+  for (std::size_t i = 0; i < elements; ++i) src[i] = static_cast<double>(i);
   long phase = 0;
   const auto barrier = [&] {
     phase += 2;
@@ -234,7 +257,7 @@ int main(int argc, char** argv) {
       barrier();
       const double t0 = now();
       if (way == 0) {
-        std::memcpy(dst.data(), src.data(), sizeof(double) * src.size());
+        std::memcpy(dst, src, sizeof(double) * elements);
       } else if (way == 1) {
         for (long j = 0; j < N; ++j) local_column(j);
         double* mine = staged + me * half * N;
@@ -254,7 +277,7 @@ int main(int argc, char** argv) {
           std::min(best[static_cast<std::size_t>(way)], now() - t0);
       barrier();
       if (round == o.rounds - 1 && way > 0) wrong += wrong_elements();
-      std::fill(dst.begin(), dst.end(), -1.0);
+      std::fill(dst, dst + elements, -1.0);
     }
   if (wrong > 0) {
     std::fprintf(stderr, "one_pass_probe: process %d: %ld target elements wrong\n", me, wrong);
@@ -266,8 +289,8 @@ int main(int argc, char** argv) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
     std::printf(
         "one_pass_probe: %ld x %ld doubles a process, runs of %ld, slots of %ld columns "
-        "(%ld KiB), stream %d, best of %ld\n",
-        M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.rounds);
+        "(%ld KiB), stream %d, huge pages %d, best of %ld\n",
+        M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.huge ? 1 : 0, o.rounds);
     for (int way = 0; way < ways; ++way)
       std::printf("  %-9s %.4f s  %3.0f %% of the floor\n", names[way], best[way],
                   100.0 * best[0] / best[way]);

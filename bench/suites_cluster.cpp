@@ -440,7 +440,7 @@ void suite_cluster(const mpi::communicator& comm, const Options& o, Report& repo
     const Case c = sized(comm, base, nodes, bytes_per_s, seconds);
     Result res;
     res.c = c;
-    res.eq4 = res.b_memcpy = res.b_net = NAN;  // not this suite's model
+    res.eq4 = res.b_memcpy = res.b_net = res.floor = NAN;  // not this suite's model
 
     // Volumes and relabelings (rank 0: every role's plan, before the matrices exist).
     LinkBytes as_run, flat, node_aware;

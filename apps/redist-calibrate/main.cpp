@@ -58,6 +58,7 @@
 #include <redist/detail/cpu_caches.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/tools/command_line.hpp>
+#include <redist/tools/huge_page_buffer.hpp>
 #include <redist/tools/machine_spec.hpp>
 #include <redist/tools/spec_parser.hpp>
 #include <redist/topology.hpp>
@@ -155,8 +156,9 @@ double median_round(const boost::mpi::communicator& comm, int rounds, F&& f) {
 /// memcpy bandwidth of one rank while every rank copies: the slowest rank's time of the
 /// median round.
 double memcpy_bandwidth(const boost::mpi::communicator& comm, const Options& o) {
-  std::vector<char> a(static_cast<std::size_t>(o.bytes), 1), b(static_cast<std::size_t>(o.bytes));
-  std::memcpy(b.data(), a.data(), a.size());  // pages present
+  // On pages like the matrices' (a move's copies run on huge pages).
+  redist::tools::HugePageBuffer a(static_cast<std::size_t>(o.bytes), 1),
+      b(static_cast<std::size_t>(o.bytes));
   const double t = median_round(comm, o.repeat, [&](int k) {
     std::memcpy(k % 2 ? a.data() : b.data(), k % 2 ? b.data() : a.data(), a.size());
   });
@@ -173,9 +175,8 @@ double memcpy_bandwidth(const boost::mpi::communicator& comm, const Options& o) 
 std::pair<double, double> strided_run_seconds(const boost::mpi::communicator& comm,
                                               const Options& o, index_t run) {
   const index_t bytes = std::max(run, o.bytes / 4 / run * run), runs = bytes / run;
-  std::vector<char> src(static_cast<std::size_t>(4 * bytes), 1),
+  redist::tools::HugePageBuffer src(static_cast<std::size_t>(4 * bytes), 1),
       dst(static_cast<std::size_t>(bytes));
-  std::memset(dst.data(), 0, dst.size());  // pages present
   const auto n = static_cast<std::size_t>(run);
   std::vector<double> per_run, excess;
   for (int k = 0; k < o.repeat; ++k) {
@@ -269,8 +270,8 @@ double ring_over_memcpy(const boost::mpi::communicator& comm, const redist::Node
       std::memset(base, 0, static_cast<std::size_t>(head + slots * slot));
     }
     const index_t chunks = std::max<index_t>(1, bytes / slot);
-    std::vector<char> src(static_cast<std::size_t>(ring ? chunks * slot : 0), 5), dst(src.size());
-    std::memset(dst.data(), 0, dst.size());  // pages present
+    redist::tools::HugePageBuffer src(static_cast<std::size_t>(ring ? chunks * slot : 0), 5),
+        dst(src.size());
     using Counter = std::atomic_ref<std::uint64_t>;
     const auto counter = [](char* window, int k) {
       return Counter(*reinterpret_cast<std::uint64_t*>(window + 64 * k));

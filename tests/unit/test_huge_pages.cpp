@@ -1,7 +1,8 @@
 // Tests of include/redist/detail/huge_pages.hpp and its use by TiledMatrix: large host
 // allocations are advised transparent huge pages before their first touch (the kernel then
 // marks the mapping eligible, /proc/self/smaps "THPeligible"), small ones and bad ranges are
-// left alone, and the storage still starts zeroed.
+// left alone, and the storage still starts zeroed; tools::HugePageBuffer, the floors' buffers,
+// is allocated the same way.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <redist/placements/tile_allocations.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 #include <redist/tiled_matrix.hpp>
+#include <redist/tools/huge_page_buffer.hpp>
 
 #include <doctest/doctest.h>
 
@@ -85,4 +87,25 @@ TEST_CASE("TiledMatrix: large host storage is advised huge pages and starts zero
   });
   CHECK(count == 1024 * 1024);
   CHECK(nonzero == 0);
+}
+
+TEST_CASE("HugePageBuffer: aligned to a huge page, advised, every byte set") {
+  const std::size_t bytes = (std::size_t{8} << 20) + 3;  // not a whole number of pages
+  tools::HugePageBuffer b(bytes, 7);
+  REQUIRE(b.size() == bytes);
+  CHECK(reinterpret_cast<std::uintptr_t>(b.data()) % (std::size_t{2} << 20) == 0);
+  std::size_t sevens = 0;
+  for (std::size_t i = 0; i < bytes; ++i) sevens += b.data()[i] == 7;
+  CHECK(sevens == bytes);
+  const std::string mode = thp_mode();
+  const int eligible = thp_eligible(b.data() + bytes / 2);
+  INFO("transparent_hugepage mode: '" << mode << "', THPeligible: " << eligible);
+  if ((mode == "madvise" || mode == "always") && eligible >= 0) CHECK(eligible == 1);
+
+  // Small and empty buffers are allocated (and left to the kernel's default pages).
+  tools::HugePageBuffer small(100, 1), empty(0);
+  CHECK(small.size() == 100);
+  CHECK(small.data()[99] == 1);
+  CHECK(empty.size() == 0);
+  CHECK(empty.data() != nullptr);
 }
