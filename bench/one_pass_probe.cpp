@@ -21,6 +21,14 @@
 //   by-slot    the same ring, a slot's columns packed and then copied locally (two sparse
 //              passes over a slot's columns)
 //
+// and two that are not an exchange, for issue 44's hand-written experiment (one process
+// packing its whole source into a ring of 4 slots, the other unpacking it, timed against
+// two memcpys at once):
+//
+//   one-way    process 0's whole source through the ring (chunks of a slot) into process
+//              1's target; process 1 sends nothing: half of an exchange's memory traffic
+//   memcpy-one process 0's memcpy of its source while process 1 idles
+//
 // Usage: one_pass_probe [--rows M] [--cols N] [--run R] [--slot-columns C] [--rounds K]
 //        [--stream 0|1]   (stream: target stores bypass the cache)
 //        [--huge 0|1]     (huge: sources and targets advised 2 MiB pages, as TiledMatrix
@@ -245,8 +253,42 @@ int main(int argc, char** argv) {
     }
     return wrong;
   };
-  const char* names[] = {"memcpy", "staged", "ring", "one-pass", "by-column", "by-slot"};
-  constexpr int ways = 6;
+  // Issue 44's experiment: process 0's source, contiguous, through its ring in chunks of a
+  // slot into process 1's target; process 0 stops its clock when the last chunk is freed.
+  const auto one_way = [&] {
+    const long chunks = static_cast<long>(elements) / slot;
+    if (me == 0) {
+      for (long c = 0; c < chunks; ++c) {
+        while (c - sh->freed[1].value.load(std::memory_order_acquire) >= slots) {
+        }
+        std::memcpy(ring + (c % slots) * slot, src + c * slot, sizeof(double) * slot);
+        sh->filled[0].value.store(c + 1, std::memory_order_release);
+      }
+      while (sh->freed[1].value.load(std::memory_order_acquire) < chunks) {
+      }
+    } else {
+      for (long c = 0; c < chunks; ++c) {
+        while (sh->filled[0].value.load(std::memory_order_acquire) <= c) {
+        }
+        copy(dst + c * slot, ring + (c % slots) * slot, slot, o.stream);
+        fence();
+        sh->freed[1].value.store(c + 1, std::memory_order_release);
+      }
+    }
+  };
+  // The non-exchange ways' target: a copy of the source where it was written (process 1
+  // for one-way, process 0 for memcpy-one), untouched (-1) elsewhere.
+  const auto wrong_copy = [&](bool written) {
+    const long whole = static_cast<long>(elements) / slot * slot;
+    long wrong = 0;
+    for (long i = 0; i < static_cast<long>(elements); ++i)
+      wrong += dst[i] != (written && i < whole ? src[i] : -1.0);
+    return wrong;
+  };
+  const char* names[] = {"memcpy",    "staged",  "ring",    "one-pass",
+                         "by-column", "by-slot", "one-way", "memcpy-one"};
+  constexpr int ways = 8;
+  std::fill(dst, dst + elements, -1.0);
   std::vector<double> best(ways, 1e30);
   long wrong = 0;  // target elements of the last round that are wrong
   for (long round = 0; round < o.rounds; ++round)
@@ -258,6 +300,10 @@ int main(int argc, char** argv) {
       const double t0 = now();
       if (way == 0) {
         std::memcpy(dst, src, sizeof(double) * elements);
+      } else if (way == 6) {
+        one_way();
+      } else if (way == 7) {
+        if (me == 0) std::memcpy(dst, src, sizeof(double) * (elements / slot * slot));
       } else if (way == 1) {
         for (long j = 0; j < N; ++j) local_column(j);
         double* mine = staged + me * half * N;
@@ -276,7 +322,8 @@ int main(int argc, char** argv) {
       best[static_cast<std::size_t>(way)] =
           std::min(best[static_cast<std::size_t>(way)], now() - t0);
       barrier();
-      if (round == o.rounds - 1 && way > 0) wrong += wrong_elements();
+      if (round == o.rounds - 1 && way > 0)
+        wrong += way == 6 ? wrong_copy(me == 1) : way == 7 ? wrong_copy(me == 0) : wrong_elements();
       std::fill(dst, dst + elements, -1.0);
     }
   if (wrong > 0) {
@@ -291,9 +338,14 @@ int main(int argc, char** argv) {
         "one_pass_probe: %ld x %ld doubles a process, runs of %ld, slots of %ld columns "
         "(%ld KiB), stream %d, huge pages %d, best of %ld\n",
         M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.huge ? 1 : 0, o.rounds);
-    for (int way = 0; way < ways; ++way)
+    for (int way = 0; way < 6; ++way)
       std::printf("  %-9s %.4f s  %3.0f %% of the floor\n", names[way], best[way],
                   100.0 * best[0] / best[way]);
+    // Process 0's clock: for one-way it waits for the last chunk's unpack.
+    std::printf("  not an exchange (issue 44's experiment: one way, half the traffic):\n");
+    for (int way = 6; way < ways; ++way)
+      std::printf("  %-10s %.4f s  %.2fx the two memcpys at once\n", names[way], best[way],
+                  best[way] / best[0]);
   }
   return 0;
 }
