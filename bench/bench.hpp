@@ -303,6 +303,14 @@ struct Stats {
   double chunk_bytes = 0;     ///< the agreed ExecutionOptions::chunk_bytes
 };
 
+/// A copy floor: max over ranks of (copies x max(sent, received) + local) / B_memcpy, each
+/// remote byte copied `copies` times (1: read once and written once, the single-copy
+/// floor; 2: packed and unpacked) and each local byte once, at memcpy bandwidth.
+inline double copy_floor(const mpi::communicator& comm, const Stats& s, double b_memcpy,
+                         int copies) {
+  return max_over(comm, (copies * std::max(s.sent, s.received) + s.local) / b_memcpy);
+}
+
 struct Variant {
   std::string name;
   Timing timing;
@@ -543,7 +551,7 @@ inline Result run_case(const mpi::communicator& comm, const Options& o, const Ca
   const double mine =
       (std::isinf(res.b_net) ? 0 : remote / res.b_net) + 2 * remote / b_memcpy + s.local / b_memcpy;
   res.eq4 = max_over(comm, mine);
-  res.floor = max_over(comm, (remote + s.local) / b_memcpy);
+  res.floor = copy_floor(comm, s, b_memcpy, 1);
   return res;
 }
 

@@ -52,9 +52,9 @@
 #include <sys/wait.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 
 #include <redist/tools/huge_page_buffer.hpp>
-#endif
 
 namespace {
 

@@ -120,8 +120,8 @@ void suite_cross_memory(const mpi::communicator& comm, const Options& o, Report&
     const Variant w = run_redist(comm, o, c, "node_window", a, b, &st, window);
     const Variant x = run_redist(comm, o, c, "cross_memory", a, b, nullptr, cma);
     const Variant p = o.scalapack ? run_pdgemr2d(comm, o, c, "pdgemr2d", a, b) : Variant{};
-    const double two = max_over(comm, (2 * std::max(st.sent, st.received) + st.local) / b_memcpy);
-    const double one = max_over(comm, (std::max(st.sent, st.received) + st.local) / b_memcpy);
+    const double two = copy_floor(comm, st, b_memcpy, 2);
+    const double one = copy_floor(comm, st, b_memcpy, 1);
     const long bad = w.mismatches + x.mismatches + p.mismatches;
     report.mismatches += bad;
     const double tw = w.timing.median(), tx = x.timing.median();

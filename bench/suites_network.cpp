@@ -48,8 +48,7 @@ void suite_network(const mpi::communicator& comm, const Options& o, Report& repo
     const Stats& s = r.stats;
     window_forced = window_forced || s.shared_window;
     const double net_bound = std::isinf(r.b_net) ? 0 : s.sent_max / r.b_net;
-    const double mem_bound =
-        max_over(comm, (2 * std::max(s.sent, s.received) + s.local) / r.b_memcpy);
+    const double mem_bound = copy_floor(comm, s, r.b_memcpy, 2);
     const double bound = std::max(net_bound, mem_bound);
     // B_net at the size of one chunk on the wire, for reference.
     const double b_chunk =
