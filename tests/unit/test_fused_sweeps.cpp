@@ -4,6 +4,7 @@
 // sweep must write what the pack and the parts write run one after the other, through the
 // parts' scaling; elements outside the copies stay as they were; parts that follow no
 // chunk, and chunks that no part follows, are left to their own programs.
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -176,4 +177,162 @@ TEST_CASE("fused sweeps: nothing follows, nothing sweeps") {
   const FusedSweeps<double> empty;
   CHECK_FALSE(empty.sweeps(0));
   CHECK_FALSE(empty.swept(0));
+}
+
+namespace {
+
+/// Pools built from column members of any shape: packs with members spread cyclically over
+/// the columns, local parts of other widths cut into row bands, some reading a second
+/// source of another leading dimension. Swept fused or run copy by copy, every element
+/// must come out the same.
+struct Members {
+  static constexpr index_t rows = 200, cols = 37, run = 10;
+  static constexpr index_t ld1 = rows + 3, ld2 = rows + 5, ldt = rows + 1;
+  std::vector<double> src1, src2;
+  CopyPool<double> send, local;
+  std::vector<Range> packs, parts;
+  index_t buffer_elements = 0;
+
+  Members()
+      : src1(static_cast<std::size_t>(ld1 * cols)), src2(static_cast<std::size_t>(ld2 * cols)) {
+    for (index_t j = 0; j < cols; ++j)
+      for (index_t i = 0; i < rows; ++i) {
+        src1[static_cast<std::size_t>(i + j * ld1)] = source_value(i, j);
+        src2[static_cast<std::size_t>(i + j * ld2)] = -source_value(i, j);
+      }
+  }
+
+  /// A copy of the runs of parity `parity` in rows [row_begin, row_end) of the columns
+  /// `firsts[m] + [0, col_len)`; packed: into the buffer at `buffer_elements`, else into the
+  /// target at the same place (ld ldt).
+  void add(CopyPool<double>& pool, const double* src, index_t ld,
+           const std::vector<index_t>& firsts, index_t col_len, int parity, bool packed,
+           index_t row_begin, index_t row_end) {
+    StridedCopy<double> c;
+    c.run_first = static_cast<index_t>(pool.runs.size());
+    index_t packed_rows = 0;
+    for (index_t r = parity; r * run < rows; r += 2)
+      if (r * run >= row_begin && r * run < row_end) {
+        pool.runs.push_back(RowRun{r * run, packed ? packed_rows : r * run, run});
+        packed_rows += run;
+      }
+    c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
+    c.member_first = static_cast<index_t>(pool.members.size());
+    for (std::size_t m = 0; m < firsts.size(); ++m)
+      pool.members.push_back(ColumnMember{
+          firsts[m] * ld, packed ? static_cast<index_t>(m) * col_len * packed_rows + buffer_elements
+                                 : firsts[m] * ldt});
+    if (packed) buffer_elements += static_cast<index_t>(firsts.size()) * col_len * packed_rows;
+    c.members = static_cast<index_t>(firsts.size());
+    c.col_len = col_len;
+    c.src = src;
+    c.lds = ld;
+    c.ldd = packed ? packed_rows : ldt;
+    pool.copies.push_back(c);
+  }
+
+  /// Points the copies at `buffer` and `target` (packs and parts were laid out before).
+  void aim(double* buffer, double* target) {
+    for (auto& c : send.copies) c.dst = buffer;
+    for (auto& c : local.copies) c.dst = target;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fused sweeps: members of any shape, partial overlaps, two sources: as copy by copy") {
+  Members x;
+  // Packs: blocks of 2 columns dealt round-robin to 3 chunks (members 6 columns apart),
+  // the last column alone in a fourth chunk.
+  for (index_t c = 0; c < 3; ++c) {
+    std::vector<index_t> firsts;
+    for (index_t b = c; 2 * b + 1 < Members::cols - 1; b += 3) firsts.push_back(2 * b);
+    x.packs.emplace_back(x.send.copies.size(), x.send.copies.size() + 1);
+    x.add(x.send, x.src1.data(), Members::ld1, firsts, 2, 0, true, 0, Members::rows);
+  }
+  x.packs.emplace_back(x.send.copies.size(), x.send.copies.size() + 1);
+  x.add(x.send, x.src1.data(), Members::ld1, {Members::cols - 1}, 1, 0, true, 0, Members::rows);
+  // Parts: 3 columns wide; part 2 in 20 row bands (10 with runs: more copies a column than
+  // are merged),
+  // part 4 in two, part 5 reads the second source; the rest whole.
+  for (index_t p = 0; 3 * p < Members::cols; ++p) {
+    const index_t width = std::min<index_t>(3, Members::cols - 3 * p);
+    const std::size_t first = x.local.copies.size();
+    const bool second = p == 5;
+    const index_t bands = p == 2 ? 20 : p == 4 ? 2 : 1;
+    for (index_t b = 0; b < bands; ++b)
+      x.add(x.local, second ? x.src2.data() : x.src1.data(), second ? Members::ld2 : Members::ld1,
+            {3 * p}, width, 1, false, b * Members::rows / bands, (b + 1) * Members::rows / bands);
+    x.parts.emplace_back(first, x.local.copies.size());
+  }
+  // Part p follows chunk p % 4, but part 7 follows none.
+  std::vector<std::size_t> follows(x.parts.size());
+  for (std::size_t p = 0; p < follows.size(); ++p) follows[p] = p == 7 ? SIZE_MAX : p % 4;
+  x.local.op = ElementOp<double>(Transform<double>{Op::none, 3.0, 0.0});
+
+  const auto fresh = [&](std::size_t n) { return std::vector<double>(n, untouched); };
+  const auto target_size = static_cast<std::size_t>(Members::ldt * Members::cols);
+  const auto buffer_size = static_cast<std::size_t>(x.buffer_elements);
+  std::vector<double> want_buffer = fresh(buffer_size), want_target = fresh(target_size);
+  std::vector<double> buffer = fresh(buffer_size), target = fresh(target_size);
+  const Kokkos::DefaultHostExecutionSpace exec;
+
+  x.aim(want_buffer.data(), want_target.data());
+  for (const Range& r : x.packs) run_copies(exec, x.send, r.first, r.second);
+  for (const Range& r : x.parts) run_copies(exec, x.local, r.first, r.second);
+  exec.fence();
+
+  x.aim(buffer.data(), target.data());
+  const FusedSweeps<double> sweeps(x.send, x.packs, x.local, x.parts, follows);
+  for (std::size_t c = 0; c < x.packs.size(); ++c) {
+    CHECK(sweeps.sweeps(c));
+    sweeps.run(exec, c, x.send, x.local);
+  }
+  for (std::size_t p = 0; p < x.parts.size(); ++p) {
+    CHECK(sweeps.swept(p) == (p != 7));
+    if (!sweeps.swept(p)) run_copies(exec, x.local, x.parts[p].first, x.parts[p].second);
+  }
+  exec.fence();
+  redist::detail::streaming_fence();
+  long bad = 0;
+  for (std::size_t k = 0; k < buffer_size; ++k) bad += buffer[k] != want_buffer[k];
+  for (std::size_t k = 0; k < target_size; ++k) bad += target[k] != want_target[k];
+  CHECK(bad == 0);
+  // Every buffer element written, and 3x every local source element in the target.
+  CHECK(std::count(want_buffer.begin(), want_buffer.end(), untouched) == 0);
+  CHECK(want_target[static_cast<std::size_t>(Members::run + 2 * Members::ldt)] ==
+        3.0 * source_value(Members::run, 2));
+  CHECK(want_target[static_cast<std::size_t>(Members::run + 15 * Members::ldt)] ==
+        -3.0 * source_value(Members::run, 15));  // part 5: the second source
+}
+
+TEST_CASE("fused sweeps: the tables grow with the copies, not with their columns") {
+  // One pack and one part of a column block each, 2 and 20000 columns wide: a step per
+  // copy and column (24 B each) would take 960 KB for the wide one.
+  const auto bytes = [](index_t width) {
+    constexpr index_t m = 40, ld = 41;
+    std::vector<double> src(static_cast<std::size_t>(ld * width));
+    CopyPool<double> send, local;
+    for (int parity = 0; parity < 2; ++parity) {
+      CopyPool<double>& pool = parity == 0 ? send : local;
+      StridedCopy<double> c;
+      c.run_first = 0;
+      pool.runs.push_back(RowRun{parity * m / 2, 0, m / 2});
+      c.runs = 1;
+      c.member_first = 0;
+      pool.members.push_back(ColumnMember{0, 0});
+      c.members = 1;
+      c.col_len = width;
+      c.src = src.data();
+      c.lds = ld;
+      c.ldd = m / 2;
+      pool.copies.push_back(c);
+    }
+    const FusedSweeps<double> sweeps(send, {Range{0, 1}}, local, {Range{0, 1}}, {0});
+    CHECK(sweeps.sweeps(0));
+    return sweeps.memory_bytes();
+  };
+  const std::size_t narrow = bytes(2), wide = bytes(20000);
+  CHECK(wide == narrow);
+  CHECK(wide < 512);
 }

@@ -107,6 +107,9 @@ class BoundCopies {
     bind(plan, plan.local, graph.local, sides.src, sides.dst, local_);
     // The copies that write the target apply the transform's alpha, beta and conjugation.
     for (Bound* b : {&recv_, &local_}) b->pool.op = ElementOp<T>(transform);
+    // The pools grew by doubling; they are kept for the plan's life (tile storage under
+    // rings: a copy per tile and slot, tens of MB at 16384^2).
+    for (Bound* b : {&send_, &recv_, &local_}) b->shrink();
     choose_streaming(plan.stats, options, buffers);
   }
 
@@ -245,6 +248,13 @@ class BoundCopies {
       pool.members.reserve(n);
       rel.reserve(n);
       range.reserve(chunking.chunks.size());
+    }
+    void shrink() {
+      pool.copies.shrink_to_fit();
+      pool.runs.shrink_to_fit();
+      pool.members.shrink_to_fit();
+      rel.shrink_to_fit();
+      range.shrink_to_fit();
     }
     void mirror() {
       mirror_array(pool.copies, copies);

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -53,26 +54,21 @@ class FusedSweeps {
     for (std::size_t p = 0; p < follows.size() && p < parts.size(); ++p)
       if (follows[p] < packs.size()) followers[follows[p]].push_back(p);
     range_.assign(packs.size(), Range{0, 0});
-    std::vector<std::pair<std::uintptr_t, Step>> keyed;
+    band_steps_.push_back(0);
+    band_columns_.push_back(0);
+    std::vector<Span> spans;
     for (std::size_t c = 0; c < packs.size(); ++c) {
       if (followers[c].empty()) continue;
-      keyed.clear();
-      add_columns(send, packs[c], false, keyed);
+      spans.clear();
+      add_spans(send, packs[c], false, spans);
       for (const std::size_t p : followers[c]) {
-        add_columns(local, parts[p], true, keyed);
+        add_spans(local, parts[p], true, spans);
         fused_part_[p] = 1;
       }
-      // By source column; stable, so a column's copies keep pack-before-part order.
-      std::stable_sort(keyed.begin(), keyed.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      const std::size_t first = columns_.size();
-      for (std::size_t i = 0; i < keyed.size(); ++i) {
-        if (i == 0 || keyed[i].first != keyed[i - 1].first) columns_.push_back(steps_.size());
-        steps_.push_back(keyed[i].second);
-      }
-      range_[c] = {first, columns_.size()};
+      const std::size_t first = band_steps_.size() - 1;
+      add_bands(spans);
+      range_[c] = {first, band_steps_.size() - 1};
     }
-    columns_.push_back(steps_.size());
   }
 
   /// Whether sent chunk c's pack sweeps with the parts that follow it.
@@ -97,29 +93,118 @@ class FusedSweeps {
     launch(exec, c, send, local, Assign{});
   }
 
-  /// Bytes of the steps and the per-column, per-chunk and per-part tables.
+  /// Bytes of the steps and the per-band, per-chunk and per-part tables: they grow with
+  /// the copies' members and where their columns part, not with the columns.
   std::size_t memory_bytes() const {
-    return steps_.capacity() * sizeof(Step) + columns_.capacity() * sizeof(std::size_t) +
-           range_.capacity() * sizeof(Range) + fused_part_.capacity();
+    return steps_.capacity() * sizeof(Step) + band_steps_.capacity() * sizeof(std::size_t) +
+           band_columns_.capacity() * sizeof(index_t) + range_.capacity() * sizeof(Range) +
+           fused_part_.capacity();
   }
 
  private:
-  /// Column `column` of copy `copy` of the local pool (`local`) or the send pool.
+  /// Column `column` of copy `copy` of the local pool (`local`) or the send pool: a band's
+  /// first column in that copy; the band's j-th column is `column + j`. `joins`: the copy
+  /// reads its columns from the same addresses as the step before it, and the two are
+  /// merged run by run.
   struct Step {
     std::size_t copy = 0;
     index_t column = 0;
     bool local = false;
+    bool joins = false;
   };
 
-  /// Every column of copies [r.first, r.second) of `pool`, keyed by its source column.
-  static void add_columns(const CopyPool<T>& pool, const Range& r, bool local,
-                          std::vector<std::pair<std::uintptr_t, Step>>& out) {
+  /// A member's columns as the copy reads them: from byte addresses first + i * stride for
+  /// i in [0, count), copy columns step.column + i.
+  struct Span {
+    std::uintptr_t first = 0, stride = 0;
+    index_t count = 0;
+    Step step;
+  };
+
+  /// Every member of copies [r.first, r.second) of `pool` as a span of source columns.
+  static void add_spans(const CopyPool<T>& pool, const Range& r, bool local,
+                        std::vector<Span>& out) {
     for (std::size_t k = r.first; k < r.second; ++k) {
       const StridedCopy<T>& x = pool.copies[k];
-      if (x.runs == 0) continue;
-      for (index_t col = 0; col < x.columns(); ++col)
-        out.push_back({reinterpret_cast<std::uintptr_t>(x.src_column(pool.members.data(), col)),
-                       Step{k, col, local}});
+      if (x.runs == 0 || x.col_len == 0) continue;
+      const auto stride = static_cast<std::uintptr_t>(x.src_col_step()) * sizeof(T);
+      for (index_t m = 0; m < x.members; ++m) {
+        const index_t column = m * x.col_len;
+        out.push_back(
+            Span{reinterpret_cast<std::uintptr_t>(x.src_column(pool.members.data(), column)),
+                 stride == 0 ? 1 : stride, x.col_len, Step{k, column, local, false}});
+      }
+    }
+  }
+
+  /// A chunk's columns in the order of their addresses, as bands: a band is a run of
+  /// lattice places (address / stride, for one stride) where the same spans read, and
+  /// its steps go by address within a place (address % stride, then span order; a column's
+  /// copies keep pack-before-part order). Column j of a band is its steps' columns
+  /// `column + j`, at address order for every j, so a chunk sweeps its columns in the
+  /// order of their addresses with one step per copy and band, not per column.
+  void add_bands(const std::vector<Span>& spans) {
+    const auto place = [](const Span& x) { return static_cast<index_t>(x.first / x.stride); };
+    const auto offset = [](const Span& x) { return x.first % x.stride; };
+    std::vector<std::size_t> order(spans.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::pair{spans[a].stride, place(spans[a])} <
+             std::pair{spans[b].stride, place(spans[b])};
+    });
+    struct Band {
+      std::uintptr_t address;  // of its first place
+      std::size_t first, end;  // of `steps`
+      index_t columns;
+    };
+    std::vector<Band> bands;
+    std::vector<Step> steps;
+    std::vector<index_t> edges;
+    std::vector<std::size_t> active;  // spans reading at the current place, by (offset, span)
+    const auto before = [&](std::size_t a, std::size_t b) {
+      return std::pair{offset(spans[a]), a} < std::pair{offset(spans[b]), b};
+    };
+    for (std::size_t i = 0; i < order.size();) {
+      const std::uintptr_t stride = spans[order[i]].stride;
+      std::size_t j = i;
+      edges.clear();
+      for (; j < order.size() && spans[order[j]].stride == stride; ++j) {
+        const Span& x = spans[order[j]];
+        edges.push_back(place(x));
+        edges.push_back(place(x) + x.count);
+      }
+      std::sort(edges.begin(), edges.end());
+      edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+      active.clear();
+      std::size_t next = i;  // the first span of this stride not yet active
+      for (std::size_t e = 0; e + 1 < edges.size(); ++e) {
+        const index_t edge = edges[e];
+        std::erase_if(active,
+                      [&](std::size_t s) { return place(spans[s]) + spans[s].count <= edge; });
+        for (; next < j && place(spans[order[next]]) == edge; ++next)
+          active.insert(std::upper_bound(active.begin(), active.end(), order[next], before),
+                        order[next]);
+        if (active.empty()) continue;
+        const std::size_t first = steps.size();
+        for (std::size_t k = 0; k < active.size(); ++k) {
+          const Span& x = spans[active[k]];
+          Step step = x.step;
+          step.column += edge - place(x);
+          step.joins = k > 0 && offset(spans[active[k - 1]]) == offset(x);
+          steps.push_back(step);
+        }
+        bands.push_back(Band{static_cast<std::uintptr_t>(edge) * stride, first, steps.size(),
+                             edges[e + 1] - edge});
+      }
+      i = j;
+    }
+    std::stable_sort(bands.begin(), bands.end(),
+                     [](const Band& a, const Band& b) { return a.address < b.address; });
+    for (const Band& b : bands) {
+      steps_.insert(steps_.end(), steps.begin() + static_cast<std::ptrdiff_t>(b.first),
+                    steps.begin() + static_cast<std::ptrdiff_t>(b.end));
+      band_steps_.push_back(steps_.size());
+      band_columns_.push_back(band_columns_.back() + b.columns);
     }
   }
 
@@ -132,20 +217,35 @@ class FusedSweeps {
     bool streaming, local;
   };
 
-  /// The copies of one source column (steps [first, end)), their runs merged in source
-  /// order: each run is the next one down the column, whichever copy it belongs to.
+  /// Column j of a band (steps [first, end)): each group of steps that read the same
+  /// addresses (joined) swept at once.
   template <class Put>
-  static void sweep_column(const Step* steps, std::size_t first, std::size_t end,
+  static void sweep_band_column(const Step* steps, std::size_t first, std::size_t end, index_t j,
+                                const CopyPool<T>& send, const CopyPool<T>& local, Put put) {
+    for (std::size_t i = first; i < end;) {
+      std::size_t k = i + 1;
+      while (k < end && steps[k].joins) ++k;
+      sweep_column(steps, i, k, j, send, local, put);
+      i = k;
+    }
+  }
+
+  /// Column j of the copies of steps [first, end), which read the same source column,
+  /// their runs merged in source order: each run is the next one down the column,
+  /// whichever copy it belongs to.
+  template <class Put>
+  static void sweep_column(const Step* steps, std::size_t first, std::size_t end, index_t j,
                            const CopyPool<T>& send, const CopyPool<T>& local, Put put) {
     const auto at = [&](const Step& s) -> const CopyPool<T>& { return s.local ? local : send; };
     if (end - first == 1 || end - first > max_merged) {
       for (std::size_t i = first; i < end; ++i) {
         const CopyPool<T>& pool = at(steps[i]);
         const StridedCopy<T>& x = pool.copies[steps[i].copy];
+        const index_t column = steps[i].column + j;
         if (steps[i].local)
-          detail::copy_column(x, pool.runs.data(), pool.members.data(), steps[i].column, put);
+          detail::copy_column(x, pool.runs.data(), pool.members.data(), column, put);
         else
-          detail::copy_column(x, pool.runs.data(), pool.members.data(), steps[i].column, Assign{});
+          detail::copy_column(x, pool.runs.data(), pool.members.data(), column, Assign{});
       }
       return;
     }
@@ -154,8 +254,9 @@ class FusedSweeps {
     for (std::size_t i = first; i < end; ++i) {
       const CopyPool<T>& pool = at(steps[i]);
       const StridedCopy<T>& x = pool.copies[steps[i].copy];
-      cur[n++] = Cursor{x.src_column(pool.members.data(), steps[i].column),
-                        x.dst_column(pool.members.data(), steps[i].column),
+      const index_t column = steps[i].column + j;
+      cur[n++] = Cursor{x.src_column(pool.members.data(), column),
+                        x.dst_column(pool.members.data(), column),
                         pool.runs.data(),
                         x.run_first,
                         x.run_first + x.runs,
@@ -182,24 +283,33 @@ class FusedSweeps {
   void launch(const ExecSpace& exec, std::size_t c, const CopyPool<T>& send,
               const CopyPool<T>& local, Put put) const {
     const Step* steps = steps_.data();
-    const std::size_t* columns = columns_.data();
-    const auto column = [=, &send, &local](std::size_t i) {
-      sweep_column(steps, columns[i], columns[i + 1], send, local, put);
-    };
+    const std::size_t* band_steps = band_steps_.data();
+    const index_t* band_columns = band_columns_.data();
     const auto [first, end] = range_[c];
     if (detail::on_progress_thread || ExecSpace::concurrency() <= 1) {
-      for (std::size_t i = first; i < end; ++i) column(i);
+      for (std::size_t b = first; b < end; ++b)
+        for (index_t j = 0; j < band_columns[b + 1] - band_columns[b]; ++j)
+          sweep_band_column(steps, band_steps[b], band_steps[b + 1], j, send, local, put);
       return;
     }
-    // Contiguous ranges of columns per thread (static schedule): each sweeps in order.
-    Kokkos::parallel_for(
-        "redist::fused_sweep",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(exec, first, end), column);
+    // Contiguous ranges of the chunk's columns per thread (static schedule): each sweeps in
+    // order. Column i lies in the band whose column range holds it.
+    const auto column = [=, &send, &local](index_t i) {
+      const auto b = static_cast<std::size_t>(
+          std::upper_bound(band_columns + first, band_columns + end + 1, i) - band_columns - 1);
+      sweep_band_column(steps, band_steps[b], band_steps[b + 1], i - band_columns[b], send, local,
+                        put);
+    };
+    Kokkos::parallel_for("redist::fused_sweep",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(
+                             exec, band_columns[first], band_columns[end]),
+                         column);
   }
 
   std::vector<Step> steps_;
-  std::vector<std::size_t> columns_;      ///< column i: steps [columns_[i], columns_[i + 1])
-  std::vector<Range> range_;              ///< per sent chunk: its columns
+  std::vector<std::size_t> band_steps_;   ///< band b: steps [band_steps_[b], band_steps_[b + 1])
+  std::vector<index_t> band_columns_;     ///< band b: columns [band_columns_[b], [b + 1]) of all
+  std::vector<Range> range_;              ///< per sent chunk: its bands
   std::vector<std::uint8_t> fused_part_;  ///< per local part: swept with its pack
 };
 
