@@ -3,10 +3,11 @@
 /// and run i of B follow each other (their order swapped every pair), so both see the same
 /// phase of a memory bandwidth that drifts by 2-3x within minutes on this project's VMs,
 /// where two processes run one after the other (bench/floor_ab.py) do not. Block-cyclic
-/// matrices in ScaLAPACK storage, the whole matrix moved.
+/// matrices in ScaLAPACK storage (or `--storage tile`: a tile per allocation), the whole
+/// matrix moved.
 ///
 ///   mpirun -np P build/bench/options_ab M N mb nb Ps Qs mb nb Pt Qt \
-///       --a "REDIST_X=1" --b "REDIST_X=0" [--pairs K]
+///       --a "REDIST_X=1" --b "REDIST_X=0" [--pairs K] [--storage scalapack|tile]
 ///
 /// Each Redistributor reads the environment when it is built (ExecutionOptions::
 /// with_environment): A's variables are set, A is built, they are unset; then B's. Every
@@ -52,35 +53,40 @@ struct Settings {
 };
 
 /// The move of the whole of `src` into `dst` under `settings`.
-redist::Redistributor<ScalapackMatrix, ScalapackMatrix> built_with(const std::string& settings,
-                                                                   const mpi::communicator& comm,
-                                                                   const ScalapackMatrix& src,
-                                                                   ScalapackMatrix& dst,
-                                                                   const Case& c) {
+template <class Matrix>
+redist::Redistributor<Matrix, Matrix> built_with(const std::string& settings,
+                                                 const mpi::communicator& comm, const Matrix& src,
+                                                 Matrix& dst, const Case& c) {
   const Settings set(settings);
   return {src, dst, comm, redist::Region::whole({c.M, c.N})};
 }
 
+/// A against B on matrices of type Matrix (ScaLAPACK storage, or a tile per allocation).
+template <class Matrix>
+int compare(const mpi::communicator& comm, const Case& c, const std::string& a_set,
+            const std::string& b_set, int pairs, const char* storage);
+
 int run(int argc, char** argv, const mpi::communicator& comm) {
   std::vector<std::string> pos;
-  std::string a_set, b_set;
+  std::string a_set, b_set, storage = "scalapack";
   int pairs = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if ((k == "--a" || k == "--b" || k == "--pairs") && i + 1 < argc) {
+    if ((k == "--a" || k == "--b" || k == "--pairs" || k == "--storage") && i + 1 < argc) {
       const std::string v = argv[++i];
       if (k == "--a") a_set = v;
       if (k == "--b") b_set = v;
       if (k == "--pairs") pairs = std::stoi(v);
+      if (k == "--storage") storage = v;
     } else {
       pos.push_back(k);
     }
   }
-  if (pos.size() != 10 || pairs < 1) {
+  if (pos.size() != 10 || pairs < 1 || (storage != "scalapack" && storage != "tile")) {
     if (comm.rank() == 0)
       std::fprintf(stderr,
                    "usage: options_ab M N mb nb Ps Qs mb nb Pt Qt --a \"VAR=V ...\" --b \"VAR=V "
-                   "...\" [--pairs K >= 1]\n");
+                   "...\" [--pairs K >= 1] [--storage scalapack|tile]\n");
     return 2;
   }
   Case c;
@@ -89,8 +95,15 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
   c.ps = std::stoi(pos[4]), c.qs = std::stoi(pos[5]);
   c.mbt = std::stoll(pos[6]), c.nbt = std::stoll(pos[7]);
   c.pt = std::stoi(pos[8]), c.qt = std::stoi(pos[9]);
-  ScalapackMatrix src(source_layout(c), {}, comm.rank());
-  ScalapackMatrix dst(target_layout(c), {}, comm.rank());
+  if (storage == "tile") return compare<TileMatrix>(comm, c, a_set, b_set, pairs, "tile storage");
+  return compare<ScalapackMatrix>(comm, c, a_set, b_set, pairs, "ScaLAPACK storage");
+}
+
+template <class Matrix>
+int compare(const mpi::communicator& comm, const Case& c, const std::string& a_set,
+            const std::string& b_set, int pairs, const char* storage) {
+  Matrix src(source_layout(c), {}, comm.rank());
+  Matrix dst(target_layout(c), {}, comm.rank());
   fill_source(c, src);
   auto ra = built_with(a_set, comm, src, dst, c);
   auto rb = built_with(b_set, comm, src, dst, c);
@@ -118,11 +131,11 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
     b_wins += y < x;
   }
   if (comm.rank() == 0) {
-    std::printf("options_ab: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %d ranks, %d pairs\n",
-                static_cast<long long>(c.M), static_cast<long long>(c.N),
-                static_cast<long long>(c.mbs), static_cast<long long>(c.nbs), c.ps, c.qs,
-                static_cast<long long>(c.mbt), static_cast<long long>(c.nbt), c.pt, c.qt,
-                comm.size(), pairs);
+    std::printf(
+        "options_ab: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %s, %d ranks, %d pairs\n",
+        static_cast<long long>(c.M), static_cast<long long>(c.N), static_cast<long long>(c.mbs),
+        static_cast<long long>(c.nbs), c.ps, c.qs, static_cast<long long>(c.mbt),
+        static_cast<long long>(c.nbt), c.pt, c.qt, storage, comm.size(), pairs);
     std::printf("  A [%s]  median %.4f s\n  B [%s]  median %.4f s\n", a_set.c_str(), median_of(ta),
                 b_set.c_str(), median_of(tb));
     std::printf("  B / A  median of pairs %.3f, B faster in %d of %d pairs%s\n", median_of(ratio),
