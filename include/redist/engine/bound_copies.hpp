@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -193,14 +194,17 @@ class BoundCopies {
     if (!fused_.swept(p)) local_.run(exec, p);
   }
 
-  /// The source bytes that sent chunk c's packs read, as the address range [first, second)
-  /// around them; {0, 0} when it packs nothing here (read in place, or packed by MPI).
-  AddressSpan sent_source_span(std::size_t c) const {
-    if (c < mpi_packs_.size() && mpi_packs_[c]) return {};
-    return source_span(send_, c);
+  /// The source bytes that each sent chunk's packs read, as the address range [first,
+  /// second) around them; {0, 0} for a chunk that packs nothing here (read in place, or
+  /// packed by MPI).
+  std::vector<AddressSpan> sent_source_spans() const {
+    std::vector<AddressSpan> spans = source_spans(send_);
+    for (std::size_t c = 0; c < spans.size() && c < mpi_packs_.size(); ++c)
+      if (mpi_packs_[c]) spans[c] = {};
+    return spans;
   }
-  /// The same for local part p's copies.
-  AddressSpan local_source_span(std::size_t p) const { return source_span(local_, p); }
+  /// The same for each local part's copies.
+  std::vector<AddressSpan> local_source_spans() const { return source_spans(local_); }
 
   /// Whether packing streams (its chunk must be fenced before a peer reads it).
   bool streaming_packs() const { return streaming_.packs; }
@@ -270,26 +274,47 @@ class BoundCopies {
     }
   };
 
-  /// The address range around what chunk c's copies in `b` read: the first and last
-  /// column of each member, every run of them.
-  static AddressSpan source_span(const Bound& b, std::size_t c) {
+  /// The address range around what each chunk's copies in `b` read: every run of the
+  /// first and last column of each member. A column's runs lie at the same offsets from its
+  /// start, and columns step forward, so the runs' lowest and highest offsets bound them
+  /// all: O(runs + members) a copy, not their product, and the runs' bounds once for the
+  /// copies that share them (1 x 1 tiles: 8192 runs and 8 members a copy, 0.3 s of set-up
+  /// at 16384^2 before).
+  static std::vector<AddressSpan> source_spans(const Bound& b) {
     const RowRun* runs = b.pool.runs.data();
     const ColumnMember* members = b.pool.members.data();
-    std::uintptr_t low = UINTPTR_MAX, high = 0;
-    for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
-      const StridedCopy<T>& x = b.pool.copies[k];
-      for (index_t m = 0; x.col_len > 0 && m < x.members; ++m)
-        for (const index_t col : {m * x.col_len, (m + 1) * x.col_len - 1}) {
-          const T* from = x.src_column(members, col);
-          for (index_t r = x.run_first; r < x.run_first + x.runs; ++r) {
-            const T* first = from + runs[r].src;
-            const T* last = first + (runs[r].length - 1) * x.src_row_step();
-            low = std::min(low, reinterpret_cast<std::uintptr_t>(first));
-            high = std::max(high, reinterpret_cast<std::uintptr_t>(last + 1));
-          }
+    // Offsets [first, end) around runs [run_first, run_first + runs) at a row step.
+    struct RunBounds {
+      index_t run_first = -1, runs = 0, step = 0, first = 0, end = 0;
+    } last;
+    const auto bounds = [&](const StridedCopy<T>& x) {
+      if (x.run_first == last.run_first && x.runs == last.runs && x.src_row_step() == last.step)
+        return last;
+      last = {x.run_first, x.runs, x.src_row_step(), std::numeric_limits<index_t>::max(),
+              std::numeric_limits<index_t>::min()};
+      for (index_t r = x.run_first; r < x.run_first + x.runs; ++r) {
+        last.first = std::min(last.first, runs[r].src);
+        last.end = std::max(last.end, runs[r].src + (runs[r].length - 1) * last.step + 1);
+      }
+      return last;
+    };
+    std::vector<AddressSpan> spans(b.range.size());
+    for (std::size_t c = 0; c < b.range.size(); ++c) {
+      std::uintptr_t low = UINTPTR_MAX, high = 0;
+      for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
+        const StridedCopy<T>& x = b.pool.copies[k];
+        if (x.col_len == 0 || x.runs == 0) continue;
+        const RunBounds r = bounds(x);
+        for (index_t m = 0; m < x.members; ++m) {
+          const T* top = x.src_column(members, m * x.col_len);
+          const T* bottom = x.src_column(members, (m + 1) * x.col_len - 1);
+          low = std::min(low, reinterpret_cast<std::uintptr_t>(top + r.first));
+          high = std::max(high, reinterpret_cast<std::uintptr_t>(bottom + r.end));
         }
+      }
+      if (low < high) spans[c] = {low, high};
     }
-    return low < high ? AddressSpan{low, high} : AddressSpan{};
+    return spans;
   }
 
   /// f(source element, target element, length) for every run of chunk c's copies in `b`;
@@ -336,12 +361,27 @@ class BoundCopies {
   void choose_streaming(const PlanStats& st, const ExecutionOptions& options,
                         const transport::MessageBuffers<T, MemorySpace>& buffers) {
     streaming_ = StreamingChoice::choose(st, options, sizeof(T), host_memory);
-    for (Bound* b : {&recv_, &local_})
-      for (auto& c : b->pool.copies) c.streaming = streaming_.into_target(c, b->pool.runs);
+    // Copies that share a list of runs come one after another: scan each list once.
+    index_t first = -1, count = 0;
+    RunSummary summary;
+    const auto runs_of = [&](const Bound& b, const StridedCopy<T>& c) -> const RunSummary& {
+      if (c.run_first != first || c.runs != count) {
+        first = c.run_first;
+        count = c.runs;
+        summary = RunSummary::of(b.pool.runs, first, count);
+      }
+      return summary;
+    };
+    for (Bound* b : {&recv_, &local_}) {
+      first = -1;
+      for (auto& c : b->pool.copies) c.streaming = streaming_.into_target(c, runs_of(*b, c));
+    }
+    first = -1;
     for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk)
-      for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k)
-        send_.pool.copies[k].streaming =
-            streaming_.into_message(send_.pool.copies[k], send_.pool.runs, buffers.in_ring(chunk));
+      for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k) {
+        StridedCopy<T>& c = send_.pool.copies[k];
+        c.streaming = streaming_.into_message(c, runs_of(send_, c), buffers.in_ring(chunk));
+      }
   }
 
   /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per

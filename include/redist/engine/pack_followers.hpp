@@ -89,16 +89,13 @@ inline std::vector<std::size_t> pack_followers(const std::vector<AddressSpan>& s
 template <class Copies>
 std::vector<std::size_t> local_followers(const Plan& plan, const TaskGraph& graph,
                                          const Copies& copies) {
-  std::vector<AddressSpan> sent, local;
+  const std::vector<AddressSpan> sent = copies.sent_source_spans();
+  const std::vector<AddressSpan> local = copies.local_source_spans();
   std::vector<index_t> sent_batch, local_batch;
-  for (std::size_t c = 0; c < graph.send.chunks.size(); ++c) {
-    sent.push_back(copies.sent_source_span(c));
-    sent_batch.push_back(plan.send.messages[graph.send.chunks[c].message].batch);
-  }
-  for (std::size_t p = 0; p < graph.local.chunks.size(); ++p) {
-    local.push_back(copies.local_source_span(p));
-    local_batch.push_back(plan.local.messages[graph.local.chunks[p].message].batch);
-  }
+  for (const Chunk& c : graph.send.chunks)
+    sent_batch.push_back(plan.send.messages[c.message].batch);
+  for (const Chunk& p : graph.local.chunks)
+    local_batch.push_back(plan.local.messages[p.message].batch);
   return pack_followers(sent, sent_batch, local, local_batch);
 }
 

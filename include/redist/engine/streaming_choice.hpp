@@ -20,24 +20,42 @@
 
 namespace redist::engine {
 
+/// What the streaming rules read from a copy's runs: the rows they span, the rows they
+/// cover, the shortest. Scanned once per list of runs, it serves every copy that shares
+/// the list (engine/bind_copies.hpp, SharedRuns; 1 x 1 tiles: 8192 runs a copy, and
+/// scanning them copy by copy took tens of ms of set-up at 16384^2).
+struct RunSummary {
+  index_t low = INT64_MAX, high = INT64_MIN, covered = 0, shortest = INT64_MAX;
+
+  /// Of runs [first, first + count).
+  static RunSummary of(const std::vector<RowRun>& runs, index_t first, index_t count) {
+    RunSummary s;
+    for (index_t r = first; r < first + count; ++r) {
+      const RowRun& run = runs[static_cast<std::size_t>(r)];
+      s.low = std::min(s.low, run.src);
+      s.high = std::max(s.high, run.src + run.length);
+      s.covered += run.length;
+      s.shortest = std::min(s.shortest, run.length);
+    }
+    return s;
+  }
+};
+
 /// Whether copy c reads its source without gaps inside a column: its runs together cover
 /// at least 7/8 of the rows they span. The rows a copy skips are read by another copy at
 /// another time (a pack, where a column goes partly to a peer), so the lines are fetched
 /// twice and the memory is busy; streamed stores into the target then measured 1.2-1.6x
 /// slower than cached ones, dense sources 1.2-1.5x faster (bench/README.md, "Streaming
 /// after a sparse read"). plan/copy_runs.hpp applies the same rule per
-/// tile for the cost model.
+/// tile for the cost model. `runs`: the summary of c's runs.
+template <class T>
+bool reads_densely(const StridedCopy<T>& c, const RunSummary& runs) {
+  if (c.transposed || c.runs <= 1) return true;
+  return 8 * runs.covered >= 7 * (runs.high - runs.low);
+}
 template <class T>
 bool reads_densely(const StridedCopy<T>& c, const std::vector<RowRun>& runs) {
-  if (c.transposed || c.runs <= 1) return true;
-  index_t low = INT64_MAX, high = INT64_MIN, covered = 0;
-  for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
-    const RowRun& run = runs[static_cast<std::size_t>(r)];
-    low = std::min(low, run.src);
-    high = std::max(high, run.src + run.length);
-    covered += run.length;
-  }
-  return 8 * covered >= 7 * (high - low);
+  return reads_densely(c, RunSummary::of(runs, c.run_first, c.runs));
 }
 
 /// The engine-wide choice and the per-copy rules built on it.
@@ -70,22 +88,27 @@ struct StreamingChoice {
   /// Whether an unpack or a local copy c (runs in `runs`) streams into the target: when
   /// the target does and c reads densely, or always when forced.
   template <class T>
-  bool into_target(const StridedCopy<T>& c, const std::vector<RowRun>& runs) const {
+  bool into_target(const StridedCopy<T>& c, const RunSummary& runs) const {
     return target && (forced || reads_densely(c, runs));
+  }
+  template <class T>
+  bool into_target(const StridedCopy<T>& c, const std::vector<RowRun>& runs) const {
+    return into_target(c, RunSummary::of(runs, c.run_first, c.runs));
   }
 
   /// Whether pack copy c (runs in `runs`) streams into its message: long runs and
   /// contiguous blocks only (a segment laid flat streams whatever its column length), and
   /// never into a ring slot.
   template <class T>
-  bool into_message(const StridedCopy<T>& c, const std::vector<RowRun>& runs, bool in_ring) const {
+  bool into_message(const StridedCopy<T>& c, const RunSummary& runs, bool in_ring) const {
     if (!packs || in_ring || c.runs == 0) return false;
     const index_t bytes = static_cast<index_t>(sizeof(T));
-    index_t shortest = INT64_MAX;
-    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r)
-      shortest = std::min(shortest, runs[static_cast<std::size_t>(r)].length);
-    const bool contiguous = c.runs == 1 && c.members == 1 && shortest == c.ldd;
-    return contiguous || shortest * bytes >= shortest_streamed_run_bytes;
+    const bool contiguous = c.runs == 1 && c.members == 1 && runs.shortest == c.ldd;
+    return contiguous || runs.shortest * bytes >= shortest_streamed_run_bytes;
+  }
+  template <class T>
+  bool into_message(const StridedCopy<T>& c, const std::vector<RowRun>& runs, bool in_ring) const {
+    return into_message(c, RunSummary::of(runs, c.run_first, c.runs), in_ring);
   }
 };
 
