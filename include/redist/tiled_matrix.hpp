@@ -3,10 +3,12 @@
 /// TiledMatrix<T, Layout, Placement>: the tiles one rank owns, in the placement's
 /// Kokkos memory space, either allocated here or wrapping the caller's storage.
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -90,7 +92,8 @@ class TiledMatrix {
             detail::describe("tile storage larger than this node's memory", "bytes", total) +
             " (memory + swap = " + std::to_string(node) + ", rank = " + std::to_string(rank) + ")");
     }
-    for (std::size_t a = 0; a < sizes.size(); ++a) {
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) carve_small(sizes, total);
+    for (std::size_t a = allocations_.size(); a < sizes.size(); ++a) {
       try {
         allocate(a, sizes[a]);
       } catch (const std::exception&) {
@@ -196,6 +199,46 @@ class TiledMatrix {
     }
   }
 
+  /// Host allocations too small for huge pages on their own (a tile per allocation: 512 KB
+  /// tiles of 256^2 doubles) as ranges of one arena, when together they reach the advice
+  /// threshold: the arena's pages are advised huge like a large allocation's, and each range
+  /// is still its own allocation to the engine (its own base; detail/huge_pages.hpp). On
+  /// 4 KiB pages a copy that reads with gaps misses the TLB on every new page
+  /// (bench/README.md, "Tiles on huge pages"). Ranges start on cache lines. Only when every
+  /// allocation is small; fills allocations_ for all of them, or leaves it empty.
+  void carve_small(const std::vector<index_t>& sizes, index_t total_bytes) {
+    constexpr index_t line = 64 / std::gcd(index_t{64}, static_cast<index_t>(sizeof(T)));
+    const auto small = [](index_t n) {
+      return n * static_cast<index_t>(sizeof(T)) <
+             static_cast<index_t>(detail::huge_page_advice_bytes);
+    };
+    if (sizes.size() < 2 || total_bytes < static_cast<index_t>(detail::huge_page_advice_bytes) ||
+        !std::all_of(sizes.begin(), sizes.end(), small))
+      return;
+    std::vector<index_t> offsets(sizes.size());
+    index_t at = 0;
+    for (std::size_t a = 0; a < sizes.size(); ++a) {
+      offsets[a] = at;
+      at = detail::checked_add(at, (sizes[a] + line - 1) / line * line, "arena elements");
+    }
+    try {
+      allocate_arena(at);
+    } catch (const std::exception&) {
+      throw storage_error(
+          detail::describe("cannot allocate tile storage", "bytes", at * index_t{sizeof(T)}) +
+          " (one arena for " + std::to_string(sizes.size()) + " allocations of rank " +
+          std::to_string(rank_) + ")");
+    }
+    for (std::size_t a = 0; a < sizes.size(); ++a)
+      allocations_.emplace_back(arena_.data() + offsets[a], static_cast<std::size_t>(sizes[a]));
+  }
+  void allocate_arena(index_t n) {
+    arena_ = allocation_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::tiles"),
+                             static_cast<std::size_t>(n));
+    detail::advise_huge_pages(arena_.data(), static_cast<std::size_t>(n) * sizeof(T));
+    Kokkos::deep_copy(arena_, T{});
+  }
+
   /// Allocation a of n elements, value-initialised as Kokkos would; in host memory its pages
   /// are advised huge before that first touch (detail/huge_pages.hpp).
   void allocate(std::size_t a, index_t n) {
@@ -216,6 +259,7 @@ class TiledMatrix {
   int rank_;
   StorageMap map_;
   std::vector<allocation_view> allocations_;
+  allocation_view arena_;  ///< holds small host allocations (carve_small), or empty
   std::shared_ptr<const void> owner_;
 };
 

@@ -87,7 +87,9 @@ std::optional<StorageMap> packed_local_matrix(const L& layout, int rank, bool pa
 }
 }  // namespace detail
 
-/// One Kokkos allocation per owned tile.
+/// One allocation per owned tile: each tile its own address range and base, as tiles from
+/// separate allocations are. TiledMatrix carves small ones from one arena on huge pages in
+/// host memory (tiled_matrix.hpp, carve_small).
 template <class MemorySpace = Kokkos::HostSpace>
 struct TilePerAllocation {
   using memory_space = MemorySpace;
