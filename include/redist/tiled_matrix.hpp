@@ -222,7 +222,7 @@ class TiledMatrix {
       at = detail::checked_add(at, (sizes[a] + line - 1) / line * line, "arena elements");
     }
     try {
-      allocate_arena(at);
+      arena_ = zeroed_host_view("redist::tiles", at);
     } catch (const std::exception&) {
       throw storage_error(
           detail::describe("cannot allocate tile storage", "bytes", at * index_t{sizeof(T)}) +
@@ -232,26 +232,23 @@ class TiledMatrix {
     for (std::size_t a = 0; a < sizes.size(); ++a)
       allocations_.emplace_back(arena_.data() + offsets[a], static_cast<std::size_t>(sizes[a]));
   }
-  void allocate_arena(index_t n) {
-    arena_ = allocation_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::tiles"),
-                             static_cast<std::size_t>(n));
-    detail::advise_huge_pages(arena_.data(), static_cast<std::size_t>(n) * sizeof(T));
-    Kokkos::deep_copy(arena_, T{});
+  /// n host elements, their pages advised huge before the zero fill touches them.
+  static allocation_view zeroed_host_view(const std::string& label, index_t n) {
+    const auto count = static_cast<std::size_t>(n);
+    allocation_view view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
+    detail::advise_huge_pages(view.data(), count * sizeof(T));
+    Kokkos::deep_copy(view, T{});
+    return view;
   }
 
   /// Allocation a of n elements, value-initialised as Kokkos would; in host memory its pages
   /// are advised huge before that first touch (detail/huge_pages.hpp).
   void allocate(std::size_t a, index_t n) {
     const std::string label = std::string("redist::tiles") + std::to_string(a);
-    const auto count = static_cast<std::size_t>(n);
-    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>) {
-      allocation_view view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
-      detail::advise_huge_pages(view.data(), count * sizeof(T));
-      Kokkos::deep_copy(view, T{});
-      allocations_.push_back(std::move(view));
-    } else {
-      allocations_.emplace_back(Kokkos::view_alloc(label), count);
-    }
+    if constexpr (std::is_same_v<memory_space, Kokkos::HostSpace>)
+      allocations_.push_back(zeroed_host_view(label, n));
+    else
+      allocations_.emplace_back(Kokkos::view_alloc(label), static_cast<std::size_t>(n));
   }
 
   L layout_;

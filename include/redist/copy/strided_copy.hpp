@@ -21,7 +21,9 @@
 /// columns 0, 2 (source local columns 0, 1; target 0, 2) two members of one column:
 /// four elements in one StridedCopy, however large the matrix.
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -70,6 +72,49 @@ struct StridedCopy {
 /// Runs, members and copies of one direction (pack, unpack, local), host side, and what
 /// each of their elements writes; a device memory space gets a copy of the arrays in
 /// device memory (engine/bound_copies.hpp).
+/// What a copy's runs span from a column's start: the lowest source offset, the end past
+/// the highest element (at the copy's row step), the rows they cover, the shortest run.
+/// The followers' source spans (engine/bound_copies.hpp) and the streaming rules
+/// (engine/streaming_choice.hpp) read them.
+struct RunSummary {
+  index_t low = INT64_MAX, end = INT64_MIN, covered = 0, shortest = INT64_MAX;
+
+  template <class T>
+  static RunSummary of(const StridedCopy<T>& c, const std::vector<RowRun>& runs) {
+    RunSummary s;
+    const index_t step = c.src_row_step();
+    for (index_t r = c.run_first; r < c.run_first + c.runs; ++r) {
+      const RowRun& run = runs[static_cast<std::size_t>(r)];
+      s.low = std::min(s.low, run.src);
+      s.end = std::max(s.end, run.src + (run.length - 1) * step + 1);
+      s.covered += run.length;
+      s.shortest = std::min(s.shortest, run.length);
+    }
+    return s;
+  }
+};
+
+/// RunSummary::of for copies in turn, scanned again only when a copy's runs (or row step)
+/// differ from the last copy's: copies that share a list of runs (engine/bind_copies.hpp,
+/// SharedRuns) come one after another, and 1 x 1 tiles have 8192 runs a copy.
+class LastRunSummary {
+ public:
+  template <class T>
+  const RunSummary& of(const StridedCopy<T>& c, const std::vector<RowRun>& runs) {
+    if (c.run_first != first_ || c.runs != count_ || c.src_row_step() != step_) {
+      first_ = c.run_first;
+      count_ = c.runs;
+      step_ = c.src_row_step();
+      summary_ = RunSummary::of(c, runs);
+    }
+    return summary_;
+  }
+
+ private:
+  index_t first_ = -1, count_ = 0, step_ = 0;
+  RunSummary summary_;
+};
+
 template <class T>
 struct CopyPool {
   std::vector<RowRun> runs;

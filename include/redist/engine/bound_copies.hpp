@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <limits>
 #include <utility>
 #include <vector>
 
@@ -283,32 +282,18 @@ class BoundCopies {
   static std::vector<AddressSpan> source_spans(const Bound& b) {
     const RowRun* runs = b.pool.runs.data();
     const ColumnMember* members = b.pool.members.data();
-    // Offsets [first, end) around runs [run_first, run_first + runs) at a row step.
-    struct RunBounds {
-      index_t run_first = -1, runs = 0, step = 0, first = 0, end = 0;
-    } last;
-    const auto bounds = [&](const StridedCopy<T>& x) {
-      if (x.run_first == last.run_first && x.runs == last.runs && x.src_row_step() == last.step)
-        return last;
-      last = {x.run_first, x.runs, x.src_row_step(), std::numeric_limits<index_t>::max(),
-              std::numeric_limits<index_t>::min()};
-      for (index_t r = x.run_first; r < x.run_first + x.runs; ++r) {
-        last.first = std::min(last.first, runs[r].src);
-        last.end = std::max(last.end, runs[r].src + (runs[r].length - 1) * last.step + 1);
-      }
-      return last;
-    };
+    LastRunSummary summaries;
     std::vector<AddressSpan> spans(b.range.size());
     for (std::size_t c = 0; c < b.range.size(); ++c) {
       std::uintptr_t low = UINTPTR_MAX, high = 0;
       for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
         const StridedCopy<T>& x = b.pool.copies[k];
         if (x.col_len == 0 || x.runs == 0) continue;
-        const RunBounds r = bounds(x);
+        const RunSummary& r = summaries.of(x, b.pool.runs);
         for (index_t m = 0; m < x.members; ++m) {
           const T* top = x.src_column(members, m * x.col_len);
           const T* bottom = x.src_column(members, (m + 1) * x.col_len - 1);
-          low = std::min(low, reinterpret_cast<std::uintptr_t>(top + r.first));
+          low = std::min(low, reinterpret_cast<std::uintptr_t>(top + r.low));
           high = std::max(high, reinterpret_cast<std::uintptr_t>(bottom + r.end));
         }
       }
@@ -361,26 +346,18 @@ class BoundCopies {
   void choose_streaming(const PlanStats& st, const ExecutionOptions& options,
                         const transport::MessageBuffers<T, MemorySpace>& buffers) {
     streaming_ = StreamingChoice::choose(st, options, sizeof(T), host_memory);
-    // Copies that share a list of runs come one after another: scan each list once.
-    index_t first = -1, count = 0;
-    RunSummary summary;
-    const auto runs_of = [&](const Bound& b, const StridedCopy<T>& c) -> const RunSummary& {
-      if (c.run_first != first || c.runs != count) {
-        first = c.run_first;
-        count = c.runs;
-        summary = RunSummary::of(b.pool.runs, first, count);
-      }
-      return summary;
-    };
+    // Copies that share a list of runs come one after another: each list scanned once.
     for (Bound* b : {&recv_, &local_}) {
-      first = -1;
-      for (auto& c : b->pool.copies) c.streaming = streaming_.into_target(c, runs_of(*b, c));
+      LastRunSummary summaries;
+      for (auto& c : b->pool.copies)
+        c.streaming = streaming_.into_target(c, summaries.of(c, b->pool.runs));
     }
-    first = -1;
+    LastRunSummary summaries;
     for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk)
       for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k) {
         StridedCopy<T>& c = send_.pool.copies[k];
-        c.streaming = streaming_.into_message(c, runs_of(send_, c), buffers.in_ring(chunk));
+        c.streaming =
+            streaming_.into_message(c, summaries.of(c, send_.pool.runs), buffers.in_ring(chunk));
       }
   }
 

@@ -20,27 +20,6 @@
 
 namespace redist::engine {
 
-/// What the streaming rules read from a copy's runs: the rows they span, the rows they
-/// cover, the shortest. Scanned once per list of runs, it serves every copy that shares
-/// the list (engine/bind_copies.hpp, SharedRuns; 1 x 1 tiles: 8192 runs a copy, and
-/// scanning them copy by copy took tens of ms of set-up at 16384^2).
-struct RunSummary {
-  index_t low = INT64_MAX, high = INT64_MIN, covered = 0, shortest = INT64_MAX;
-
-  /// Of runs [first, first + count).
-  static RunSummary of(const std::vector<RowRun>& runs, index_t first, index_t count) {
-    RunSummary s;
-    for (index_t r = first; r < first + count; ++r) {
-      const RowRun& run = runs[static_cast<std::size_t>(r)];
-      s.low = std::min(s.low, run.src);
-      s.high = std::max(s.high, run.src + run.length);
-      s.covered += run.length;
-      s.shortest = std::min(s.shortest, run.length);
-    }
-    return s;
-  }
-};
-
 /// Whether copy c reads its source without gaps inside a column: its runs together cover
 /// at least 7/8 of the rows they span. The rows a copy skips are read by another copy at
 /// another time (a pack, where a column goes partly to a peer), so the lines are fetched
@@ -51,11 +30,11 @@ struct RunSummary {
 template <class T>
 bool reads_densely(const StridedCopy<T>& c, const RunSummary& runs) {
   if (c.transposed || c.runs <= 1) return true;
-  return 8 * runs.covered >= 7 * (runs.high - runs.low);
+  return 8 * runs.covered >= 7 * (runs.end - runs.low);
 }
 template <class T>
 bool reads_densely(const StridedCopy<T>& c, const std::vector<RowRun>& runs) {
-  return reads_densely(c, RunSummary::of(runs, c.run_first, c.runs));
+  return reads_densely(c, RunSummary::of(c, runs));
 }
 
 /// The engine-wide choice and the per-copy rules built on it.
@@ -93,7 +72,7 @@ struct StreamingChoice {
   }
   template <class T>
   bool into_target(const StridedCopy<T>& c, const std::vector<RowRun>& runs) const {
-    return into_target(c, RunSummary::of(runs, c.run_first, c.runs));
+    return into_target(c, RunSummary::of(c, runs));
   }
 
   /// Whether pack copy c (runs in `runs`) streams into its message: long runs and
@@ -108,7 +87,7 @@ struct StreamingChoice {
   }
   template <class T>
   bool into_message(const StridedCopy<T>& c, const std::vector<RowRun>& runs, bool in_ring) const {
-    return into_message(c, RunSummary::of(runs, c.run_first, c.runs), in_ring);
+    return into_message(c, RunSummary::of(c, runs), in_ring);
   }
 };
 
