@@ -21,6 +21,14 @@
 //   by-slot    the same ring, a slot's columns packed and then copied locally (two sparse
 //              passes over a slot's columns)
 //
+//   push       no ring and no pack: both targets in one shared mapping (as a node-shared
+//              target would be), each process sweeps its source columns once, its own
+//              runs into its target and the peer's runs straight into the peer's target,
+//              then waits for the peer's "written" (a move's wait)
+//   memcpy-shm the floor on the shared mapping's pages: memcpy of the source into this
+//              process's shared target (shared anonymous memory takes no huge pages
+//              unless shmem THP is on)
+//
 // and two that are not an exchange, for issue 44's hand-written experiment (one process
 // packing its whole source into a ring of 4 slots, the other unpacking it, timed against
 // two memcpys at once):
@@ -31,6 +39,8 @@
 //
 // Usage: one_pass_probe [--rows M] [--cols N] [--run R] [--slot-columns C] [--rounds K]
 //        [--stream 0|1]   (stream: target stores bypass the cache)
+//        [--stitch 0|1] (stitch: one-pass's local runs and push's runs that continue each
+//                          other in the target streamed as one, whole lines across runs)
 //        [--huge 0|1]     (huge: sources and targets advised 2 MiB pages, as TiledMatrix
 //                          advises its tiles; the default)
 // Prints one line per way: the best seconds of process 0 and its share of the floor; checks
@@ -62,6 +72,7 @@ struct Options {
   long rows = 8000, cols = 4096, run = 100, slot_cols = 16, rounds = 6;
   bool stream = true;
   bool huge = true;
+  bool stitch = false;
 };
 
 /// n doubles from s to d; with `stream`, whole destination lines bypass the cache.
@@ -78,6 +89,54 @@ void copy(double* d, const double* s, long n, bool stream) {
 #endif
   std::memcpy(d, s, static_cast<std::size_t>(n) * sizeof(double));
 }
+
+/// Streamed stores into a target that runs continue: a run's last partial line waits
+/// in `line` for the next run's first bytes, and goes out as one whole line when the next
+/// run continues it (or by plain stores when it does not: flush()). Without it the line
+/// where two runs meet (every other run of 100 doubles) is written through the cache.
+struct StitchedStream {
+  alignas(64) char line[64];
+  char* at = nullptr;  // the pending line's address in the target (64-aligned), or null
+  long fill = 0;       // its bytes so far
+
+  void flush() {
+    if (at != nullptr) std::memcpy(at, line, static_cast<std::size_t>(fill));
+    at = nullptr;
+  }
+  void put(double* dst, const double* src, long count) {
+    auto* d = reinterpret_cast<char*>(dst);
+    const auto* s = reinterpret_cast<const char*>(src);
+    long n = count * static_cast<long>(sizeof(double));
+    if (at != nullptr && d == at + fill) {  // continues the pending line
+      const long take = std::min(n, 64 - fill);
+      std::memcpy(line + fill, s, static_cast<std::size_t>(take));
+      fill += take, d += take, s += take, n -= take;
+      if (fill < 64) return;
+#if defined(__SSE2__)
+      for (int k = 0; k < 64; k += 16)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(at + k),
+                         _mm_load_si128(reinterpret_cast<const __m128i*>(line + k)));
+#endif
+      at = nullptr;
+    } else {
+      flush();
+    }
+    const long head =
+        std::min(n, static_cast<long>((64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) & 63));
+    std::memcpy(d, s, static_cast<std::size_t>(head));
+    d += head, s += head, n -= head;
+#if defined(__SSE2__)
+    for (; n >= 64; n -= 64, d += 64, s += 64)
+      for (int k = 0; k < 64; k += 16)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
+#endif
+    if (n > 0) {
+      std::memcpy(line, s, static_cast<std::size_t>(n));
+      at = d, fill = n;
+    }
+  }
+};
 
 void fence() {
 #if defined(__SSE2__)
@@ -103,7 +162,7 @@ struct alignas(64) Counter {
 };
 
 struct Shared {
-  Counter filled[2], freed[2], barrier, staged[2];
+  Counter filled[2], freed[2], barrier, staged[2], written[2];
 };
 
 double now() {
@@ -131,6 +190,8 @@ int main(int argc, char** argv) {
       o.stream = v != 0;
     else if (k == "--huge")
       o.huge = v != 0;
+    else if (k == "--stitch")
+      o.stitch = v != 0;
     else {
       std::fprintf(stderr, "one_pass_probe: unknown option %s\n", k.c_str());
       return 2;
@@ -148,6 +209,8 @@ int main(int argc, char** argv) {
   Shared* sh = new (shared<Shared>(1)) Shared;
   double* ring = shared<double>(static_cast<std::size_t>(2 * slots * slot));
   double* staged = shared<double>(static_cast<std::size_t>(2 * half * N));
+  // Both processes' targets for push: process p's at pushed + p * M * N.
+  double* pushed = shared<double>(static_cast<std::size_t>(2 * M * N));
   std::memset(ring, 0, sizeof(double) * static_cast<std::size_t>(2 * slots * slot));
   std::memset(staged, 0, sizeof(double) * static_cast<std::size_t>(2 * half * N));
   const int me = fork() == 0 ? 1 : 0;
@@ -191,10 +254,13 @@ int main(int argc, char** argv) {
       if (!mine) std::memcpy(out + k, &src[j * M + r], sizeof(double) * n), k += n;
     });
   };
+  StitchedStream to_dst;
   const auto both_column = [&](long j, double* out) {
     long k = 0, l = 0;
     runs(j, [&](long r, long n, bool mine) {
-      if (mine)
+      if (mine && o.stitch)
+        to_dst.put(&dst[j * M + l], &src[j * M + r], n), l += n;
+      else if (mine)
         copy(&dst[j * M + l], &src[j * M + r], n, o.stream), l += n;
       else
         std::memcpy(out + k, &src[j * M + r], sizeof(double) * n), k += n;
@@ -223,6 +289,7 @@ int main(int argc, char** argv) {
             pack_column(j, out);
           }
         }
+        to_dst.flush();
         if (one_pass == 3)
           for (long j = sent * o.slot_cols; j < (sent + 1) * o.slot_cols; ++j) local_column(j);
         filled.value.store(++sent, std::memory_order_release);
@@ -239,7 +306,7 @@ int main(int argc, char** argv) {
   // A way's target, checked: both sources hold the same values (element i is i),
   // and the peer sends the runs of this process's parity, so both halves of column j hold
   // this process's runs of column j.
-  const auto wrong_elements = [&] {
+  const auto wrong_elements = [&](const double* dst) {
     long wrong = 0;
     for (long j = 0; j < N; ++j) {
       long k = 0;
@@ -285,10 +352,35 @@ int main(int argc, char** argv) {
       wrong += dst[i] != (written && i < whole ? src[i] : -1.0);
     return wrong;
   };
-  const char* names[] = {"memcpy",    "staged",  "ring",    "one-pass",
-                         "by-column", "by-slot", "one-way", "memcpy-one"};
-  constexpr int ways = 8;
+  // Push: source column j read once, front to back; this process's runs to its own
+  // target's first half of column j, the peer's to the second half of the peer's.
+  double* own = pushed + static_cast<long>(me) * M * N;
+  double* peer = pushed + static_cast<long>(1 - me) * M * N;
+  const auto push = [&] {
+    StitchedStream to_own, to_peer;
+    for (long j = 0; j < N; ++j) {
+      long l = 0, k = 0;
+      runs(j, [&](long r, long n, bool mine) {
+        double* d = mine ? &own[j * M + l] : &peer[j * M + half + k];
+        if (o.stitch)
+          (mine ? to_own : to_peer).put(d, &src[j * M + r], n);
+        else
+          copy(d, &src[j * M + r], n, o.stream);
+        (mine ? l : k) += n;
+      });
+    }
+    to_own.flush();
+    to_peer.flush();
+    fence();
+    sh->written[me].value.store(1, std::memory_order_release);
+    while (sh->written[1 - me].value.load(std::memory_order_acquire) == 0) {
+    }
+  };
+  const char* names[] = {"memcpy",  "staged", "ring",       "one-pass", "by-column",
+                         "by-slot", "push",   "memcpy-shm", "one-way",  "memcpy-one"};
+  constexpr int ways = 10, exchanges = 8;
   std::fill(dst, dst + elements, -1.0);
+  std::fill(own, own + elements, -1.0);
   std::vector<double> best(ways, 1e30);
   long wrong = 0;  // target elements of the last round that are wrong
   for (long round = 0; round < o.rounds; ++round)
@@ -296,13 +388,18 @@ int main(int argc, char** argv) {
       sh->filled[me].value.store(0);
       sh->freed[me].value.store(0);
       sh->staged[me].value.store(0);
+      sh->written[me].value.store(0);
       barrier();
       const double t0 = now();
       if (way == 0) {
         std::memcpy(dst, src, sizeof(double) * elements);
       } else if (way == 6) {
-        one_way();
+        push();
       } else if (way == 7) {
+        std::memcpy(own, src, sizeof(double) * elements);
+      } else if (way == 8) {
+        one_way();
+      } else if (way == 9) {
         if (me == 0) std::memcpy(dst, src, sizeof(double) * (elements / slot * slot));
       } else if (way == 1) {
         for (long j = 0; j < N; ++j) local_column(j);
@@ -322,9 +419,12 @@ int main(int argc, char** argv) {
       best[static_cast<std::size_t>(way)] =
           std::min(best[static_cast<std::size_t>(way)], now() - t0);
       barrier();
-      if (round == o.rounds - 1 && way > 0)
-        wrong += way == 6 ? wrong_copy(me == 1) : way == 7 ? wrong_copy(me == 0) : wrong_elements();
+      if (round == o.rounds - 1 && way > 0 && way != 7)
+        wrong += way == 8   ? wrong_copy(me == 1)
+                 : way == 9 ? wrong_copy(me == 0)
+                            : wrong_elements(way == 6 ? own : dst);
       std::fill(dst, dst + elements, -1.0);
+      std::fill(own, own + elements, -1.0);
     }
   if (wrong > 0) {
     std::fprintf(stderr, "one_pass_probe: process %d: %ld target elements wrong\n", me, wrong);
@@ -336,14 +436,15 @@ int main(int argc, char** argv) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 1;
     std::printf(
         "one_pass_probe: %ld x %ld doubles a process, runs of %ld, slots of %ld columns "
-        "(%ld KiB), stream %d, huge pages %d, best of %ld\n",
-        M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.huge ? 1 : 0, o.rounds);
-    for (int way = 0; way < 6; ++way)
-      std::printf("  %-9s %.4f s  %3.0f %% of the floor\n", names[way], best[way],
+        "(%ld KiB), stream %d, stitch %d, huge pages %d, best of %ld\n",
+        M, N, o.run, o.slot_cols, slot * 8 / 1024, o.stream ? 1 : 0, o.stitch ? 1 : 0,
+        o.huge ? 1 : 0, o.rounds);
+    for (int way = 0; way < exchanges; ++way)
+      std::printf("  %-10s %.4f s  %3.0f %% of the floor\n", names[way], best[way],
                   100.0 * best[0] / best[way]);
     // Process 0's clock: for one-way it waits for the last chunk's unpack.
     std::printf("  not an exchange (issue 44's experiment: one way, half the traffic):\n");
-    for (int way = 6; way < ways; ++way)
+    for (int way = exchanges; way < ways; ++way)
       std::printf("  %-10s %.4f s  %.2fx the two memcpys at once\n", names[way], best[way],
                   best[way] / best[0]);
   }
