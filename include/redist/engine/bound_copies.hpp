@@ -6,7 +6,8 @@
 /// transports. Packs write their message in the send buffer; unpacks read theirs in the
 /// receive buffer (point to point), in the sender's source tiles (direct), or in the
 /// sender's part of the node window, where they are pointed when the sender's note
-/// arrives (point_unpacks). Host pools, mirrored to device memory for device spaces.
+/// arrives (point_unpacks). Three host pools (engine/bound_pool.hpp), mirrored to device
+/// memory for device spaces.
 
 #include <algorithm>
 #include <cstddef>
@@ -18,9 +19,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <redist/copy/element_op.hpp>
-#include <redist/copy/run_copies.hpp>
 #include <redist/copy/strided_copy.hpp>
 #include <redist/engine/bind_copies.hpp>
+#include <redist/engine/bound_pool.hpp>
 #include <redist/engine/chunking.hpp>
 #include <redist/engine/cross_memory_reads.hpp>
 #include <redist/engine/fused_sweeps.hpp>
@@ -107,8 +108,6 @@ class BoundCopies {
     bind(plan, plan.local, graph.local, sides.src, sides.dst, local_);
     // The copies that write the target apply the transform's alpha, beta and conjugation.
     for (Bound* b : {&recv_, &local_}) b->pool.op = ElementOp<T>(transform);
-    // The pools grew by doubling; they are kept for the plan's life (tile storage under
-    // rings: a copy per tile and slot, tens of MB at 16384^2).
     for (Bound* b : {&send_, &recv_, &local_}) b->shrink();
     choose_streaming(plan.stats, options, buffers);
   }
@@ -134,7 +133,7 @@ class BoundCopies {
   /// packs copy; false (and stops) if one reads its source transposed.
   template <class F>
   bool for_each_sent_run(std::size_t c, F&& f) const {
-    return for_each_run(send_, c, [&](const T* from, const T* to, index_t n) { f(to, from, n); });
+    return send_.for_each_run(c, [&](const T* from, const T* to, index_t n) { f(to, from, n); });
   }
   /// The same for received chunk c's unpacks (from the buffer into the matrix); false if
   /// they do more than copy (a transform's alpha, beta, conjugation or transpose) or read
@@ -142,7 +141,7 @@ class BoundCopies {
   template <class F>
   bool for_each_received_run(std::size_t c, F&& f) const {
     if (!recv_.pool.op.plain() || reads_.reads(c)) return false;
-    return for_each_run(recv_, c, f);
+    return recv_.for_each_run(c, f);
   }
   /// Sent and received chunks whose packs and unpacks MPI does instead (derived datatypes,
   /// transport/chunk_datatypes.hpp): pack() and unpack() skip them.
@@ -197,13 +196,13 @@ class BoundCopies {
   /// second) around them; {0, 0} for a chunk that packs nothing here (read in place, or
   /// packed by MPI).
   std::vector<AddressSpan> sent_source_spans() const {
-    std::vector<AddressSpan> spans = source_spans(send_);
+    std::vector<AddressSpan> spans = send_.source_spans();
     for (std::size_t c = 0; c < spans.size() && c < mpi_packs_.size(); ++c)
       if (mpi_packs_[c]) spans[c] = {};
     return spans;
   }
   /// The same for each local part's copies.
-  std::vector<AddressSpan> local_source_spans() const { return source_spans(local_); }
+  std::vector<AddressSpan> local_source_spans() const { return local_.source_spans(); }
 
   /// Whether packing streams (its chunk must be fenced before a peer reads it).
   bool streaming_packs() const { return streaming_.packs; }
@@ -212,114 +211,12 @@ class BoundCopies {
   /// the device copies of the pools.
   std::size_t memory_bytes() const {
     std::size_t bytes = reads_.memory_bytes() + fused_.memory_bytes();
-    for (const Bound* b : {&send_, &recv_, &local_})
-      bytes += b->pool.runs.capacity() * sizeof(RowRun) +
-               b->pool.members.capacity() * sizeof(ColumnMember) +
-               b->pool.copies.capacity() * sizeof(StridedCopy<T>) +
-               b->rel.capacity() * sizeof(index_t) + b->range.capacity() * sizeof(Range) +
-               b->copies.span() * sizeof(StridedCopy<T>) + b->runs.span() * sizeof(RowRun) +
-               b->members.span() * sizeof(ColumnMember);
+    for (const Bound* b : {&send_, &recv_, &local_}) bytes += b->memory_bytes();
     return bytes;
   }
 
  private:
-  using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
-  /// One pool's copies, the buffer offset of each in its message, each chunk's range,
-  /// and the device mirror.
-  struct Bound {
-    CopyPool<T> pool;
-    std::vector<index_t> rel;
-    std::vector<Range> range;
-    Kokkos::View<StridedCopy<T>*, MemorySpace> copies;
-    Kokkos::View<RowRun*, MemorySpace> runs;
-    Kokkos::View<ColumnMember*, MemorySpace> members;
-
-    void run(const execution_space& exec, std::size_t c) const {
-      if constexpr (host_memory)
-        run_copies(exec, pool, range[c].first, range[c].second);
-      else
-        run_copies(exec, copies.data(), runs.data(), members.data(), pool.op, range[c].first,
-                   range[c].second);
-    }
-    /// Room for one copy per slice (a slice binds to at least one) and a range per chunk:
-    /// K parts would otherwise grow the pools by doubling, copying them and touching twice
-    /// the memory.
-    void reserve(const Chunking& chunking) {
-      const std::size_t n = chunking.slices.size();
-      pool.copies.reserve(n);
-      pool.runs.reserve(n);
-      pool.members.reserve(n);
-      rel.reserve(n);
-      range.reserve(chunking.chunks.size());
-    }
-    void shrink() {
-      pool.copies.shrink_to_fit();
-      pool.runs.shrink_to_fit();
-      pool.members.shrink_to_fit();
-      rel.shrink_to_fit();
-      range.shrink_to_fit();
-    }
-    void mirror() {
-      mirror_array(pool.copies, copies);
-      mirror_array(pool.runs, runs);
-      mirror_array(pool.members, members);
-    }
-    template <class V, class E>
-    static void mirror_array(const std::vector<E>& list, V& view) {
-      view = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::copies"), list.size());
-      const Kokkos::View<const E*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(list.data(),
-                                                                                    list.size());
-      Kokkos::deep_copy(view, host);
-    }
-  };
-
-  /// The address range around what each chunk's copies in `b` read: every run of the
-  /// first and last column of each member. A column's runs lie at the same offsets from its
-  /// start, and columns step forward, so the runs' lowest and highest offsets bound them
-  /// all: O(runs + members) a copy, not their product, and the runs' bounds once for the
-  /// copies that share them (1 x 1 tiles: 8192 runs and 8 members a copy, 0.3 s of set-up
-  /// at 16384^2 before).
-  static std::vector<AddressSpan> source_spans(const Bound& b) {
-    const RowRun* runs = b.pool.runs.data();
-    const ColumnMember* members = b.pool.members.data();
-    LastRunSummary summaries;
-    std::vector<AddressSpan> spans(b.range.size());
-    for (std::size_t c = 0; c < b.range.size(); ++c) {
-      std::uintptr_t low = UINTPTR_MAX, high = 0;
-      for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
-        const StridedCopy<T>& x = b.pool.copies[k];
-        if (x.col_len == 0 || x.runs == 0) continue;
-        const RunSummary& r = summaries.of(x, b.pool.runs);
-        for (index_t m = 0; m < x.members; ++m) {
-          const T* top = x.src_column(members, m * x.col_len);
-          const T* bottom = x.src_column(members, (m + 1) * x.col_len - 1);
-          low = std::min(low, reinterpret_cast<std::uintptr_t>(top + r.low));
-          high = std::max(high, reinterpret_cast<std::uintptr_t>(bottom + r.end));
-        }
-      }
-      if (low < high) spans[c] = {low, high};
-    }
-    return spans;
-  }
-
-  /// f(source element, target element, length) for every run of chunk c's copies in `b`;
-  /// false if one is transposed (its runs are not contiguous in the source).
-  template <class F>
-  static bool for_each_run(const Bound& b, std::size_t c, F&& f) {
-    const RowRun* runs = b.pool.runs.data();
-    const ColumnMember* members = b.pool.members.data();
-    for (std::size_t k = b.range[c].first; k < b.range[c].second; ++k) {
-      const StridedCopy<T>& x = b.pool.copies[k];
-      if (x.transposed) return false;
-      for (index_t col = 0; col < x.columns(); ++col) {
-        const T* from = x.src_column(members, col);
-        const T* to = x.dst_column(members, col);
-        for (index_t r = x.run_first; r < x.run_first + x.runs; ++r)
-          f(from + runs[r].src, to + runs[r].dst, runs[r].length);
-      }
-    }
-    return true;
-  }
+  using Bound = BoundPool<T, MemorySpace>;
 
   /// Binds every slice of `d` (chunk by chunk) between two sides; the chunks of messages
   /// that `bound(m)` rejects get an empty range.
