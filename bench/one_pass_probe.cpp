@@ -25,6 +25,9 @@
 //              target would be), each process sweeps its source columns once, its own
 //              runs into its target and the peer's runs straight into the peer's target,
 //              then waits for the peer's "written" (a move's wait)
+//   pull       what a node-shared source allows (redist's direct transport): both sources
+//              in one shared mapping, each process reads its own runs of its own source
+//              and of the peer's, into its private target; no ring, no pack
 //   memcpy-shm the floor on the shared mapping's pages: memcpy of the source into this
 //              process's shared target (shared anonymous memory takes no huge pages
 //              unless shmem THP is on)
@@ -39,7 +42,7 @@
 //
 // Usage: one_pass_probe [--rows M] [--cols N] [--run R] [--slot-columns C] [--rounds K]
 //        [--stream 0|1]   (stream: target stores bypass the cache)
-//        [--stitch 0|1] (stitch: one-pass's local runs and push's runs that continue each
+//        [--stitch 0|1] (stitch: one-pass's local runs, push's and pull's runs that continue each
 //                          other in the target streamed as one, whole lines across runs)
 //        [--huge 0|1]     (huge: sources and targets advised 2 MiB pages, as TiledMatrix
 //                          advises its tiles; the default)
@@ -209,8 +212,9 @@ int main(int argc, char** argv) {
   Shared* sh = new (shared<Shared>(1)) Shared;
   double* ring = shared<double>(static_cast<std::size_t>(2 * slots * slot));
   double* staged = shared<double>(static_cast<std::size_t>(2 * half * N));
-  // Both processes' targets for push: process p's at pushed + p * M * N.
+  // Both processes' targets for push, and sources for pull: process p's at + p * M * N.
   double* pushed = shared<double>(static_cast<std::size_t>(2 * M * N));
+  double* pulled = shared<double>(static_cast<std::size_t>(2 * M * N));
   std::memset(ring, 0, sizeof(double) * static_cast<std::size_t>(2 * slots * slot));
   std::memset(staged, 0, sizeof(double) * static_cast<std::size_t>(2 * half * N));
   const int me = fork() == 0 ? 1 : 0;
@@ -231,6 +235,8 @@ int main(int argc, char** argv) {
     dst = small_dst.data();
   }
   for (std::size_t i = 0; i < elements; ++i) src[i] = static_cast<double>(i);
+  double* shared_src = pulled + static_cast<long>(me) * M * N;  // first touched by its owner
+  std::memcpy(shared_src, src, sizeof(double) * elements);
   long phase = 0;
   const auto barrier = [&] {
     phase += 2;
@@ -376,9 +382,31 @@ int main(int argc, char** argv) {
     while (sh->written[1 - me].value.load(std::memory_order_acquire) == 0) {
     }
   };
-  const char* names[] = {"memcpy",  "staged", "ring",       "one-pass", "by-column",
-                         "by-slot", "push",   "memcpy-shm", "one-way",  "memcpy-one"};
-  constexpr int ways = 10, exchanges = 8;
+  // Pull: column j's runs of this process's parity from both sources, into its target.
+  const double* peer_src = pulled + static_cast<long>(1 - me) * M * N;
+  const auto pull = [&] {
+    StitchedStream from_own, from_peer;
+    for (long j = 0; j < N; ++j) {
+      long l = 0;
+      runs(j, [&](long r, long n, bool mine) {
+        if (!mine) return;
+        double* d = &dst[j * M + l];
+        if (o.stitch) {
+          from_own.put(d, &shared_src[j * M + r], n);
+          from_peer.put(d + half, &peer_src[j * M + r], n);
+        } else {
+          copy(d, &shared_src[j * M + r], n, o.stream);
+          copy(d + half, &peer_src[j * M + r], n, o.stream);
+        }
+        l += n;
+      });
+    }
+    from_own.flush();
+    from_peer.flush();
+  };
+  const char* names[] = {"memcpy", "staged", "ring",       "one-pass", "by-column", "by-slot",
+                         "push",   "pull",   "memcpy-shm", "one-way",  "memcpy-one"};
+  constexpr int ways = 11, exchanges = 9;
   std::fill(dst, dst + elements, -1.0);
   std::fill(own, own + elements, -1.0);
   std::vector<double> best(ways, 1e30);
@@ -396,10 +424,12 @@ int main(int argc, char** argv) {
       } else if (way == 6) {
         push();
       } else if (way == 7) {
-        std::memcpy(own, src, sizeof(double) * elements);
+        pull();
       } else if (way == 8) {
-        one_way();
+        std::memcpy(own, src, sizeof(double) * elements);
       } else if (way == 9) {
+        one_way();
+      } else if (way == 10) {
         if (me == 0) std::memcpy(dst, src, sizeof(double) * (elements / slot * slot));
       } else if (way == 1) {
         for (long j = 0; j < N; ++j) local_column(j);
@@ -419,10 +449,10 @@ int main(int argc, char** argv) {
       best[static_cast<std::size_t>(way)] =
           std::min(best[static_cast<std::size_t>(way)], now() - t0);
       barrier();
-      if (round == o.rounds - 1 && way > 0 && way != 7)
-        wrong += way == 8   ? wrong_copy(me == 1)
-                 : way == 9 ? wrong_copy(me == 0)
-                            : wrong_elements(way == 6 ? own : dst);
+      if (round == o.rounds - 1 && way > 0 && way != 8)
+        wrong += way == 9    ? wrong_copy(me == 1)
+                 : way == 10 ? wrong_copy(me == 0)
+                             : wrong_elements(way == 6 ? own : dst);
       std::fill(dst, dst + elements, -1.0);
       std::fill(own, own + elements, -1.0);
     }
