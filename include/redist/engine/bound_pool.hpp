@@ -35,6 +35,7 @@ struct BoundPool {
   Kokkos::View<StridedCopy<T>*, MemorySpace> copies;
   Kokkos::View<RowRun*, MemorySpace> runs;
   Kokkos::View<ColumnMember*, MemorySpace> members;
+  bool extrapolated_ = false;  ///< extrapolate_after reserved the pool's room
 
   /// Runs chunk c's copies on `exec` (from the device mirror in device memory).
   void run(const execution_space& exec, std::size_t c) const {
@@ -55,14 +56,30 @@ struct BoundPool {
     rel.reserve(n);
     range.reserve(chunking.chunks.size());
   }
-  /// The pools grew by doubling; they are kept for the plan's life (tile storage under
-  /// rings: a copy per tile and slot, tens of MB at 16384^2).
+  /// Room for the whole pool, extrapolated once the slices before `done` (of `total`)
+  /// are bound, at a sixteenth of them: tile storage under rings binds about a hundred
+  /// copies a slice, and growing from reserve()'s one by doubling, then shrinking, touched
+  /// about three times the pool's final memory, first touches that were most of the
+  /// wiring's time on these VMs. Runs are left out: slices share them (SharedRuns,
+  /// engine/bind_copies.hpp), so they do not grow with the slices.
+  void extrapolate_after(std::size_t done, std::size_t total) {
+    if (extrapolated_ || done == 0 || 16 * done < total) return;
+    extrapolated_ = true;
+    if (done >= total) return;
+    const auto room = [&](std::size_t n) { return n + n * (total - done) / done + n / 16; };
+    pool.copies.reserve(room(pool.copies.size()));
+    pool.members.reserve(room(pool.members.size()));
+    rel.reserve(room(rel.size()));
+  }
+  /// The pools are kept for the plan's life (tile storage under rings: a copy per tile and
+  /// slot, tens of MB at 16384^2): one with more than an eighth of room to spare is copied
+  /// into one of its size.
   void shrink() {
-    pool.copies.shrink_to_fit();
-    pool.runs.shrink_to_fit();
-    pool.members.shrink_to_fit();
-    rel.shrink_to_fit();
-    range.shrink_to_fit();
+    shrink_to_size(pool.copies);
+    shrink_to_size(pool.runs);
+    shrink_to_size(pool.members);
+    shrink_to_size(rel);
+    shrink_to_size(range);
   }
   /// Brings the device mirror up to date.
   void mirror() {
@@ -126,6 +143,10 @@ struct BoundPool {
   }
 
  private:
+  template <class E>
+  static void shrink_to_size(std::vector<E>& list) {
+    if (list.capacity() - list.size() > list.size() / 8) list.shrink_to_fit();
+  }
   template <class V, class E>
   static void mirror_array(const std::vector<E>& list, V& view) {
     view = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, "redist::copies"), list.size());
