@@ -16,15 +16,16 @@ using Pool = engine::BoundPool<double, Kokkos::HostSpace>;
 
 namespace {
 
-/// Binds one slice as `copies` copies (a member and an offset each), as the binder does.
-void bind_slice(Pool& p, std::size_t copies) {
+/// Adds slice `done` of `slices` as `copies` copies (a member and an offset each) in a
+/// chunk of its own, and closes the chunk, as the binder does.
+void add_slice(Pool& p, std::size_t copies, std::size_t done, std::size_t slices) {
   const std::size_t first = p.pool.copies.size();
   for (std::size_t k = 0; k < copies; ++k) {
     p.pool.copies.push_back(StridedCopy<double>{});
     p.pool.members.push_back(ColumnMember{0, 0});
     p.rel.push_back(0);
   }
-  p.range.emplace_back(first, p.pool.copies.size());
+  p.close_chunk(first, done + 1, slices);
 }
 
 }  // namespace
@@ -36,8 +37,7 @@ TEST_CASE("bound pool: room extrapolated from the first slices holds the rest") 
   const StridedCopy<double>* before = nullptr;
   std::size_t moved_after = 0;  // reallocations after the extrapolation
   for (std::size_t s = 0; s < slices; ++s) {
-    bind_slice(p, per_slice);
-    p.extrapolate_after(s + 1, slices);
+    add_slice(p, per_slice, s, slices);
     if (16 * (s + 1) >= slices) {
       if (before != nullptr && before != p.pool.copies.data()) ++moved_after;
       before = p.pool.copies.data();
@@ -55,8 +55,7 @@ TEST_CASE("bound pool: room extrapolated from the first slices holds the rest") 
 TEST_CASE("bound pool: a pool that outgrows its room, and shrinking what is spare") {
   Pool p;
   for (std::size_t s = 0; s < 64; ++s) {
-    bind_slice(p, s < 4 ? 1 : 50);  // the first sixteenth binds small slices
-    p.extrapolate_after(s + 1, 64);
+    add_slice(p, s < 4 ? 1 : 50, s, 64);  // the first sixteenth binds small slices
   }
   CHECK(p.pool.copies.size() == 4 + 60 * 50);
   CHECK(p.pool.members.size() == p.pool.copies.size());
@@ -65,7 +64,7 @@ TEST_CASE("bound pool: a pool that outgrows its room, and shrinking what is spar
 
   Pool spare;
   spare.pool.copies.reserve(1000);
-  bind_slice(spare, 100);
+  add_slice(spare, 100, 0, 1);
   spare.shrink();
   CHECK(spare.pool.copies.capacity() == 100);  // 900 spare: copied into one of its size
   CHECK(spare.pool.copies.size() == 100);

@@ -69,12 +69,9 @@ struct StridedCopy {
   }
 };
 
-/// Runs, members and copies of one direction (pack, unpack, local), host side, and what
-/// each of their elements writes; a device memory space gets a copy of the arrays in
-/// device memory (engine/bound_copies.hpp).
 /// What a copy's runs span from a column's start: the lowest source offset, the end past
 /// the highest element (at the copy's row step), the rows they cover, the shortest run.
-/// The followers' source spans (engine/bound_copies.hpp) and the streaming rules
+/// The followers' source spans (engine/bound_pool.hpp) and the streaming rules
 /// (engine/streaming_choice.hpp) read them.
 struct RunSummary {
   index_t low = INT64_MAX, end = INT64_MIN, covered = 0, shortest = INT64_MAX;
@@ -115,6 +112,9 @@ class LastRunSummary {
   RunSummary summary_;
 };
 
+/// Runs, members and copies of one direction (pack, unpack, local), host side, and what
+/// each of their elements writes; a device memory space gets a copy of the arrays in
+/// device memory (engine/bound_pool.hpp).
 template <class T>
 struct CopyPool {
   std::vector<RowRun> runs;

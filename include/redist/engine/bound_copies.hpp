@@ -96,8 +96,7 @@ class BoundCopies {
         }
         recv_.rel.resize(recv_.pool.copies.size());  // read in place: rel[k] stays copy k's
       }
-      recv_.range.emplace_back(first, recv_.pool.copies.size());
-      recv_.extrapolate_after(ch.end, graph.recv.slices.size());
+      recv_.close_chunk(first, ch.end, graph.recv.slices.size());
       reads_.end_chunk(static_cast<pid_t>(peer_pid[ch.message]));
     }
     for (std::size_t c = 0; c < graph.recv.chunks.size(); ++c) {
@@ -236,8 +235,7 @@ class BoundCopies {
         bind_slice(plan, d, chunking.slices[k], side_of(src, part), side_of(dst, part), out.pool,
                    out.rel, shared, flat);
       }
-      out.range.emplace_back(first, out.pool.copies.size());
-      out.extrapolate_after(ch.end, chunking.slices.size());
+      out.close_chunk(first, ch.end, chunking.slices.size());
     }
   }
 

@@ -35,7 +35,6 @@ struct BoundPool {
   Kokkos::View<StridedCopy<T>*, MemorySpace> copies;
   Kokkos::View<RowRun*, MemorySpace> runs;
   Kokkos::View<ColumnMember*, MemorySpace> members;
-  bool extrapolated_ = false;  ///< extrapolate_after reserved the pool's room
 
   /// Runs chunk c's copies on `exec` (from the device mirror in device memory).
   void run(const execution_space& exec, std::size_t c) const {
@@ -56,17 +55,21 @@ struct BoundPool {
     rel.reserve(n);
     range.reserve(chunking.chunks.size());
   }
-  /// Room for the whole pool, extrapolated once the slices before `done` (of `total`)
-  /// are bound, at a sixteenth of them: tile storage under rings binds about a hundred
-  /// copies a slice, and growing from reserve()'s one by doubling, then shrinking, touched
-  /// about three times the pool's final memory, first touches that were most of the
-  /// wiring's time on these VMs. Runs are left out: slices share them (SharedRuns,
+  /// Closes a chunk whose copies start at copy `first`, once the slices before
+  /// `slices_bound` (of `slices`) are bound. At a sixteenth of the slices it reserves the
+  /// whole pool's room, extrapolated from them: tile storage under rings binds about a
+  /// hundred copies a slice, and growing from reserve()'s one by doubling, then shrinking,
+  /// touched about three times the pool's final memory, first touches that were a third
+  /// of the wiring's time on these VMs. Runs are left out: slices share them (SharedRuns,
   /// engine/bind_copies.hpp), so they do not grow with the slices.
-  void extrapolate_after(std::size_t done, std::size_t total) {
-    if (extrapolated_ || done == 0 || 16 * done < total) return;
-    extrapolated_ = true;
-    if (done >= total) return;
-    const auto room = [&](std::size_t n) { return n + n * (total - done) / done + n / 16; };
+  void close_chunk(std::size_t first, std::size_t slices_bound, std::size_t slices) {
+    range.emplace_back(first, pool.copies.size());
+    if (room_reserved_ || slices_bound == 0 || 16 * slices_bound < slices) return;
+    room_reserved_ = true;
+    if (slices_bound >= slices) return;
+    const auto room = [&](std::size_t n) {
+      return n + n * (slices - slices_bound) / slices_bound + n / 16;
+    };
     pool.copies.reserve(room(pool.copies.size()));
     pool.members.reserve(room(pool.members.size()));
     rel.reserve(room(rel.size()));
@@ -143,6 +146,8 @@ struct BoundPool {
   }
 
  private:
+  bool room_reserved_ = false;  ///< close_chunk reserved the whole pool's room
+
   template <class E>
   static void shrink_to_size(std::vector<E>& list) {
     if (list.capacity() - list.size() > list.size() / 8) list.shrink_to_fit();
