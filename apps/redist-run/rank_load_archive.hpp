@@ -9,7 +9,7 @@ namespace boost::serialization {
 
 template <class Archive>
 void serialize(Archive& ar, redist::NodeBytes& b, const unsigned int /*version*/) {
-  ar& b.point_to_point& b.window& b.in_place;
+  ar& b.point_to_point& b.window& b.in_place& b.pushed;
 }
 
 template <class Archive>

@@ -132,10 +132,10 @@ namespace detail {
 inline NodeBytes node_bytes_by_route(index_t bytes, const NodeBytes& known,
                                      const redist::RankLoad& l, const Machine& m) {
   if (l.routes_known) {
-    detail::require<invalid_argument>(known.point_to_point >= 0 && known.window >= 0 &&
-                                          known.in_place >= 0 && known.total() == bytes,
-                                      "routes must be >= 0 and sum to the bytes within the node",
-                                      "RankLoad::rank", l.rank);
+    detail::require<invalid_argument>(
+        known.point_to_point >= 0 && known.window >= 0 && known.in_place >= 0 &&
+            known.pushed >= 0 && known.total() == bytes,
+        "routes must be >= 0 and sum to the bytes within the node", "RankLoad::rank", l.rank);
     return known;
   }
   NodeBytes b;
@@ -214,7 +214,8 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
         static_cast<double>(std::max(l.messages_sent - l.messages_sent_inter_node,
                                      l.messages_received - l.messages_received_inter_node)) *
             m.shm_latency_s;
-    // Of `bytes` copied, `skipped` are not (read in place: the sender packs nothing) and
+    // Of `bytes` copied, `skipped` are not (read in place: the sender packs nothing; pushed:
+    // the receiver unpacks nothing) and
     // `cached` go through a chunk that stays in the cache (a ring's slot; an MPI chunk
     // within the node): those the copy walks densely on its side in memory cross memory on
     // that side only, at B_ring; those it walks in pieces are bound by their runs, not by
@@ -234,7 +235,9 @@ inline Prediction predict(std::span<const RankLoad> loads, const Machine& m) {
       return b.point_to_point + (l.rings ? b.window : 0);
     };
     t.pack = copy(l.sent, sent_in.in_place, cached(sent_in), l.sent_in_pieces, l.runs_sent);
-    t.unpack = copy(l.received, 0, cached(received_in), l.received_in_pieces, l.runs_received);
+    // A pushed message is copied by its sender (its pack) and never unpacked.
+    t.unpack = copy(l.received, received_in.pushed, cached(received_in), l.received_in_pieces,
+                    l.runs_received);
     t.local = copy(l.local, 0, 0, 0, l.runs_local);
     t.runs =
         share * static_cast<double>(l.runs_sent + l.runs_received + l.runs_local) * m.copy_run_s;

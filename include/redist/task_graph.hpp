@@ -22,6 +22,9 @@
 /// |               | reads in place (window, direct)  | done with our memory                 |
 /// | Ack(c)        | sent chunk c in a ring slot of   | transport event: the receiver        |
 /// |               | the node window                  | unpacked c, its slot is free         |
+/// | Free(m)       | sent message m that we write     | transport event: the receiver's      |
+/// |               | into the receiver's target       | target may be written (its start())  |
+/// |               | (push; an Ack task)              |                                      |
 /// | Finish(k)     | batch k                          | batch k's data is in and out         |
 ///
 /// Edges: Init(k) -> Send(c), Arrive(c), Ack(m), Receive(local part) of batch k, and
@@ -34,6 +37,10 @@
 /// source after wait()), not the next batch. A chunk through a ring of the node window
 /// (transport/ring_slots.hpp) has an Ack of its own: Send(c) -> Ack(c) -> Finish(k), and
 /// Ack(c') -> Send(c) where c takes over the slot of c'; its message has no Ack(m).
+/// A pushed message (transport/push.hpp) has Init(k) -> Free(m) -> Send(c) for each of its
+/// chunks and no Ack: its Sends write the receiver's target, which the receiver frees at
+/// its start(); the receiver's Receives of it copy nothing (the sender's note completes
+/// its Arrives).
 ///
 /// Chunks and local parts: engine/chunking.hpp. The graph is built once, after the
 /// transports are chosen (engine/wired.hpp), and not changed after.
@@ -75,6 +82,8 @@ struct TaskGraph {
   std::vector<std::size_t> ack_vertex;  ///< per sent message; SIZE_MAX when not acked
   /// per sent chunk: the Ack of its ring slot (SlotReuse); SIZE_MAX when not in a ring
   std::vector<std::size_t> slot_ack_vertex;
+  /// per sent message: its Free (pushed messages); SIZE_MAX when not pushed
+  std::vector<std::size_t> free_vertex;
   /// per sent chunk: its Send; SIZE_MAX when its message is read in place
   std::vector<std::size_t> send_vertex;
   std::vector<std::size_t> local_vertex;  ///< per local part: its Receive
@@ -92,7 +101,7 @@ struct TaskGraph {
       bytes += c->slices.capacity() * sizeof(Slice) + c->chunks.capacity() * sizeof(Chunk) +
                c->begin.capacity() * sizeof(std::size_t);
     for (const auto* v : {&init_vertex, &finish_vertex, &arrive_vertex, &ack_vertex,
-                          &slot_ack_vertex, &send_vertex, &local_vertex, &follows})
+                          &slot_ack_vertex, &free_vertex, &send_vertex, &local_vertex, &follows})
       bytes += v->capacity() * sizeof(std::size_t);
     bytes += follower_elements.capacity() * sizeof(index_t);
     return bytes;
@@ -167,21 +176,27 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
       edge(tg.slot_ack_vertex[c], finish_of(batch));
     }
   tg.ack_vertex.assign(plan.send.messages.size(), SIZE_MAX);
+  tg.free_vertex.assign(plan.send.messages.size(), SIZE_MAX);
   tg.send_vertex.assign(tg.send.chunks.size(), SIZE_MAX);
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     const index_t batch = plan.send.messages[m].batch;
     const Transport how = tg.send_transport[m];
     const bool ringed = tg.send.begin[m] < tg.send.begin[m + 1] && in_ring(tg.send.begin[m]);
-    if (how != Transport::point_to_point && !ringed) {
+    if (how != Transport::point_to_point && how != Transport::push && !ringed) {
       tg.ack_vertex[m] = add(TaskKind::ack, batch, m);
       edge(init_of(batch), tg.ack_vertex[m]);
       if (how == Transport::shared_window) edge(tg.ack_vertex[m], finish_of(batch));
+    }
+    if (how == Transport::push) {
+      tg.free_vertex[m] = add(TaskKind::ack, batch, m);
+      edge(init_of(batch), tg.free_vertex[m]);
     }
     if (reads_in_place(how)) continue;  // nothing to pack
     for (std::size_t c = tg.send.begin[m]; c < tg.send.begin[m + 1]; ++c) {
       const std::size_t v = add(TaskKind::send, batch, c);
       tg.send_vertex[c] = v;
       edge(init_of(batch), v);
+      if (tg.free_vertex[m] != SIZE_MAX) edge(tg.free_vertex[m], v);
       edge(v, finish_of(batch));
       if (tg.ack_vertex[m] != SIZE_MAX) edge(v, tg.ack_vertex[m]);
       if (tg.slot_ack_vertex[c] != SIZE_MAX) edge(v, tg.slot_ack_vertex[c]);
@@ -225,7 +240,8 @@ inline void follow_packs(TaskGraph& tg, std::vector<std::size_t> follows) {
 }
 
 /// Elements task v copies: a pack with the local parts that follow it, an unpack, a local
-/// part that follows no pack; 0 for the others (a follower's Receive too). What a call's
+/// part that follows no pack; 0 for the others (a follower's Receive, a pushed chunk's
+/// Receive too). What a call's
 /// budget of copying counts (engine/execution_loop.hpp).
 inline index_t copied_elements(const TaskGraph& tg, std::size_t v) {
   const Task& t = tg.tasks[v];
@@ -233,7 +249,10 @@ inline index_t copied_elements(const TaskGraph& tg, std::size_t v) {
     return tg.send.chunks[t.index].elements +
            (t.index < tg.follower_elements.size() ? tg.follower_elements[t.index] : 0);
   if (t.kind != TaskKind::receive) return 0;
-  if (t.remote) return tg.recv.chunks[t.index].elements;
+  if (t.remote)  // a pushed chunk was written by its sender
+    return tg.recv_transport[tg.recv.chunks[t.index].message] == Transport::push
+               ? 0
+               : tg.recv.chunks[t.index].elements;
   const bool follows = t.index < tg.follows.size() && tg.follows[t.index] != SIZE_MAX;
   return follows ? 0 : tg.local.chunks[t.index].elements;
 }

@@ -14,8 +14,14 @@ enum class Transport : std::uint8_t {
   shared_window,   ///< the receiver unpacks it from the sender's buffer (node window)
   direct,          ///< the receiver copies it from the sender's node-shared source tiles
   cross_memory,    ///< the receiver reads the sender's private source through the kernel
-  device_ipc       ///< the receiver's device copies read the sender's device source (CUDA IPC)
+  device_ipc,      ///< the receiver's device copies read the sender's device source (CUDA IPC)
+  push             ///< the sender writes it into the receiver's node-shared target
 };
+
+/// Every transport, in the order reports list them.
+inline constexpr Transport all_transports[] = {Transport::point_to_point, Transport::shared_window,
+                                               Transport::direct,         Transport::cross_memory,
+                                               Transport::device_ipc,     Transport::push};
 
 /// Whether the receiver of a message that travels so reads the sender's source in place
 /// (nothing is packed; the sender waits for the receiver's ack before the source may
@@ -23,6 +29,10 @@ enum class Transport : std::uint8_t {
 constexpr bool reads_in_place(Transport how) {
   return how == Transport::direct || how == Transport::cross_memory || how == Transport::device_ipc;
 }
+
+/// Whether each element of a message that travels so is copied once, from the sender's
+/// source into the receiver's target (read in place, or pushed: transport/push.hpp).
+constexpr bool copied_once(Transport how) { return reads_in_place(how) || how == Transport::push; }
 
 inline const char* to_string(Transport how) {
   switch (how) {
@@ -36,6 +46,8 @@ inline const char* to_string(Transport how) {
       return "cross-memory";
     case Transport::device_ipc:
       return "device-ipc";
+    case Transport::push:
+      return "push";
   }
   return "?";
 }

@@ -145,8 +145,7 @@ class TypedEngine final : public MoveEngine {
     m.set_up = set_up_;
     if (bindings_ > 0) m.bind = r.set_up_times();
     m.bindings = bindings_;
-    for (int k = 0; k <= static_cast<int>(Transport::device_ipc); ++k) {
-      const auto how = static_cast<Transport>(k);
+    for (const Transport how : all_transports) {
       if (const index_t n = r.messages(how).first; n > 0)
         m.sent_by_transport.emplace_back(to_string(how), n);
     }

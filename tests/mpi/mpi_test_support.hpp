@@ -96,6 +96,7 @@ struct RunOptions {
   int repeats = 1;     ///< executions of the same plan (target reset to the sentinel before each)
   bool async = false;  ///< start()/wait() instead of redistribute()
   bool node_shared_source = false;  ///< source in node-shared memory (direct messages)
+  bool node_shared_target = false;  ///< target in node-shared memory (pushed messages)
 };
 
 /// Everything a test asserts, identical on every rank (sums over ranks).
@@ -111,6 +112,7 @@ struct RunReport {
   index_t messages = 0;
   index_t batches = 0;
   index_t direct_sends = 0, direct_receives = 0;  ///< messages read in place (node-shared)
+  index_t push_sends = 0, push_receives = 0;      ///< messages written into a node-shared target
   index_t in_place_sends = 0;       ///< messages nobody packs: direct and cross-memory
   index_t intra_node_messages = 0;  ///< messages between ranks of one node (reference_nodes)
 };
@@ -136,6 +138,12 @@ inline std::vector<int> reference_nodes(const boost::mpi::communicator& comm, in
     node.push_back(it->second);
   }
   return node;
+}
+
+/// REDIST_RANKS_PER_NODE as reference_nodes takes it: 0 when unset.
+inline int ranks_per_node_env() {
+  const char* v = std::getenv("REDIST_RANKS_PER_NODE");
+  return v != nullptr ? std::atoi(v) : 0;
 }
 
 /// How many of this rank's sends go to a rank of its own node (reference_nodes).
@@ -169,10 +177,13 @@ void add_plan_stats(const boost::mpi::communicator& comm, const R& redistributor
   rep.batches = redistributor.plan().batches;
   rep.direct_sends = sum(comm, redistributor.direct_messages().first);
   rep.direct_receives = sum(comm, redistributor.direct_messages().second);
+  rep.push_sends = sum(comm, redistributor.messages(Transport::push).first);
+  rep.push_receives = sum(comm, redistributor.messages(Transport::push).second);
   rep.in_place_sends =
       rep.direct_sends + sum(comm, redistributor.messages(Transport::cross_memory).first);
   rep.intra_node_messages =
-      sum(comm, intra_node_sends(redistributor.plan(), reference_nodes(comm), comm.rank()));
+      sum(comm, intra_node_sends(redistributor.plan(), reference_nodes(comm, ranks_per_node_env()),
+                                 comm.rank()));
 }
 
 /// Builds this rank's source (src_layout, src_placement) and target matrices of element type
@@ -185,7 +196,10 @@ RunReport check_redistribution(const boost::mpi::communicator& comm, SL src_layo
       options.node_shared_source
           ? node_shared_matrix<T>(std::move(src_layout), std::move(src_placement), comm)
           : TiledMatrix<T, SL, SP>(std::move(src_layout), std::move(src_placement), comm.rank());
-  TiledMatrix<T, DL, DP> b(std::move(dst_layout), std::move(dst_placement), comm.rank());
+  auto b =
+      options.node_shared_target
+          ? node_shared_matrix<T>(std::move(dst_layout), std::move(dst_placement), comm)
+          : TiledMatrix<T, DL, DP>(std::move(dst_layout), std::move(dst_placement), comm.rank());
   fill_source(a);
   Redistributor<decltype(a), decltype(b)> r(a, b, comm, region, options.plan, options.execution);
   RunReport rep;

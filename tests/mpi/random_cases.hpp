@@ -126,20 +126,25 @@ auto with_tilings(const Case& c, F&& f) {
 }
 
 /// Case c's matrices on this rank: the source stored as SrcPlacement, filled with value_at,
-/// and the target in ScaLAPACK storage or a tile per allocation, as c says; returns
-/// move(a, b).
+/// and the target in ScaLAPACK storage or a tile per allocation, as c says, in node-shared
+/// memory when `shared_target` (pushed into, transport/push.hpp); returns move(a, b).
 template <class T, class SrcPlacement, class SrcShape, class DstShape, class Move>
 auto with_case_matrices(const boost::mpi::communicator& comm, const Case& c, SrcShape src_shape,
-                        DstShape dst_shape, Move&& move) {
-  const Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
-  const Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
+                        DstShape dst_shape, Move&& move, bool shared_target = false) {
+  Layout src{std::move(src_shape), BlockCyclic(c.sp, c.sq, 1, 1, c.src_first)};
+  Layout dst{std::move(dst_shape), BlockCyclic(c.dp, c.dq, 1, 1, c.dst_first)};
   TiledMatrix<T, decltype(src), SrcPlacement> a(src, {}, comm.rank());
   a.for_each_element([](ElementIndex e, T& v) { v = value_at<T>(e); });
+  const auto target = [&](auto placement) {
+    using P = decltype(placement);
+    return shared_target ? node_shared_matrix<T>(dst, placement, comm)
+                         : TiledMatrix<T, decltype(dst), P>(dst, placement, comm.rank());
+  };
   if (c.scalapack_target) {
-    TiledMatrix<T, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
+    auto b = target(ScalapackColumnMajor<>{});
     return move(a, b);
   }
-  TiledMatrix<T, decltype(dst), TilePerAllocation<>> b(dst, {}, comm.rank());
+  auto b = target(TilePerAllocation<>{});
   return move(a, b);
 }
 

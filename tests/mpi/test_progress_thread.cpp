@@ -2,11 +2,12 @@
 // hands the execution to the rank's progress thread and returns; the caller computes and
 // asks test() (which copies nothing then) until it says done, or blocks in wait(). At 1-4
 // ranks, on random layouts, regions and transforms, and over every transport setting of
-// the leg (node window on and off, node-shared sources read in place, batches, small
-// rings); every target element is checked against the source's function of the global
-// index, the rest of the target left alone, the source unchanged. The thread is kept
-// between executions, an executor destroyed mid-execution lets it finish, and MPI below
-// MPI_THREAD_SERIALIZED is refused with an error naming the option.
+// the leg (node window on and off, node-shared sources read in place, node-shared targets
+// pushed into, batches, small rings); every target element is checked against the
+// source's function of the global index, the rest of the target left alone, the source
+// unchanged. The thread is kept between executions, an executor destroyed mid-execution
+// lets it finish, and MPI below MPI_THREAD_SERIALIZED is refused with an error naming the
+// option.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -105,7 +106,9 @@ TEST_CASE("mpi: a progress thread moves random layouts, regions and transforms")
   check_random_cases<std::complex<float>>(comm, 4402, 8);
 }
 
-TEST_CASE("mpi: a progress thread over the node window, shared sources, batches, small rings") {
+TEST_CASE(
+    "mpi: a progress thread over the node window, shared sources or targets, batches, small "
+    "rings") {
   const boost::mpi::communicator comm;
   const int np = comm.size();
   const auto [P, Q] = near_square_grid(np);
@@ -113,18 +116,20 @@ TEST_CASE("mpi: a progress thread over the node window, shared sources, batches,
   Layout dst{uniform(150, 130, 9, 13), BlockCyclic(Q, P)};   // type is TiledMatrix's
   const Region region{{120, 100}, {7, 5}, {20, 11}};         // displaced: the target has an outside
   for (const char* window : window_settings())
-    for (const bool shared_source : {false, true})
+    for (const int shared : {0, 1, 2})  // private, node-shared source (direct), target (push)
       for (const index_t batch : {index_t{0}, index_t{2}})
         for (const bool small_rings : {false, true}) {
           const ScopedEnv w("REDIST_SHARED_WINDOW", window);
           CAPTURE(window);
-          CAPTURE(shared_source);
+          CAPTURE(shared);
           CAPTURE(batch);
           CAPTURE(small_rings);
-          auto a = shared_source ? node_shared_matrix<double>(src, TilePerAllocation<>{}, comm)
-                                 : TiledMatrix<double, decltype(src), TilePerAllocation<>>(
-                                       src, {}, comm.rank());
-          TiledMatrix<double, decltype(dst), ScalapackColumnMajor<>> b(dst, {}, comm.rank());
+          auto a = shared == 1 ? node_shared_matrix<double>(src, TilePerAllocation<>{}, comm)
+                               : TiledMatrix<double, decltype(src), TilePerAllocation<>>(
+                                     src, {}, comm.rank());
+          auto b = shared == 2 ? node_shared_matrix<double>(dst, ScalapackColumnMajor<>{}, comm)
+                               : TiledMatrix<double, decltype(dst), ScalapackColumnMajor<>>(
+                                     dst, {}, comm.rank());
           fill_source(a);
           PlanOptions o;
           o.batch = batch;

@@ -581,6 +581,17 @@ TEST_CASE("predict: bytes within a node charged by the transport that carried th
     CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent - sent_in) / 4e9));
     CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received) / 4e9));
   }
+  SUBCASE("pushed: one copy by the sender, nothing unpacked for the node") {
+    const RankLoad l = rank_load(plan, nodes, 8, all(plan.send.messages, Transport::push),
+                                 all(plan.recv.messages, Transport::push), true);
+    CHECK(l.sent_in_node.pushed == sent_in);
+    CHECK(l.received_in_node.pushed == received_in);
+    CHECK(l.sent_in_node.in_place + l.sent_in_node.window == 0);
+    const RankTime t = predict(std::span<const RankLoad>(&l, 1), m).ranks[0];
+    CHECK(t.shm == 0);
+    CHECK(t.pack == doctest::Approx(static_cast<double>(l.sent) / 4e9));
+    CHECK(t.unpack == doctest::Approx(static_cast<double>(l.received - received_in) / 4e9));
+  }
   SUBCASE("transports between nodes change nothing: those bytes are the link's") {
     std::vector<Transport> send = all(plan.send.messages, Transport::shared_window);
     for (std::size_t k = 0; k < send.size(); ++k)

@@ -185,6 +185,67 @@ TEST_CASE("task graph: acks of messages read in place, and no packing for direct
     CHECK(has_edge(g, tg.finish_vertex[k - 1], tg.init_vertex[k]));
 }
 
+TEST_CASE("task graph: pushed messages wait for the receiver's Free, and are not unpacked") {
+  const Layout src{Tiling{UniformAxis<>(40, 10), UniformAxis<>(40, 10)}, BlockCyclic(1, 3)};
+  const Layout dst{Tiling{UniformAxis<>(40, 8), UniformAxis<>(40, 8)}, BlockCyclic(3, 1)};
+  PlanOptions o;
+  o.batch = 2;
+  const Plan p = make_plan(src, dst, Region::whole({40, 40}), 1, 3, o);
+  REQUIRE(p.send.messages.size() >= 2);
+  REQUIRE(!p.recv.messages.empty());
+  std::vector<Transport> how(p.send.messages.size(), Transport::shared_window);
+  how[0] = Transport::push;
+  std::vector<Transport> recv_how(p.recv.messages.size(), Transport::push);
+  const TaskGraph tg = make_task_graph(p, 64, how, recv_how);
+  const TaskGraphView g = boost_graph(tg);
+  CHECK(acyclic(tg));
+  // A pushed message has a Free and no Ack; the others an Ack and no Free.
+  CHECK(tg.ack_vertex[0] == SIZE_MAX);
+  REQUIRE(tg.free_vertex[0] != SIZE_MAX);
+  for (std::size_t m = 1; m < p.send.messages.size(); ++m) {
+    CHECK(tg.free_vertex[m] == SIZE_MAX);
+    CHECK(tg.ack_vertex[m] != SIZE_MAX);
+  }
+  REQUIRE(p.send.messages[0].batch == 0);
+  CHECK(has_edge(g, tg.init_vertex[0], tg.free_vertex[0]));
+  REQUIRE(tg.send.begin[1] > tg.send.begin[0]);
+  for (std::size_t c = tg.send.begin[0]; c < tg.send.begin[1]; ++c) {
+    CHECK(has_edge(g, tg.free_vertex[0], tg.send_vertex[c]));
+    CHECK(boost::in_degree(tg.send_vertex[c], g) == 2);  // Init and Free
+    CHECK(copied_elements(tg, tg.send_vertex[c]) == tg.send.chunks[c].elements);
+  }
+  std::ostringstream dot;
+  write_graphviz(dot, tg);
+  CHECK(dot.str().find("Free(m0)") != std::string::npos);
+  CHECK(dot.str().find("Ack(m1)") != std::string::npos);
+  // The receiver copies nothing for a pushed chunk: its Receive counts no elements.
+  for (std::size_t v = 0; v < tg.tasks.size(); ++v)
+    if (tg.tasks[v].kind == TaskKind::receive && tg.tasks[v].remote)
+      CHECK(copied_elements(tg, v) == 0);
+  // Walked: the pushed message's Sends become ready only once the Free event came.
+  const Schedule s = compile(tg);
+  engine::ScheduleWalk walk;
+  walk.reset(tg, s);
+  const auto ready_sends = [&] {
+    std::vector<std::size_t> out;
+    for (std::size_t v; (v = walk.front()) != engine::ScheduleWalk::none;) {
+      walk.pop();
+      if (tg.tasks[v].kind == TaskKind::send) out.push_back(tg.tasks[v].index);
+      walk.complete(v);
+    }
+    return out;
+  };
+  const auto pushed = [&](const std::vector<std::size_t>& sends) {
+    return std::count_if(sends.begin(), sends.end(),
+                         [&](std::size_t c) { return tg.send.chunks[c].message == 0; });
+  };
+  const std::vector<std::size_t> before = ready_sends();
+  CHECK(pushed(before) == 0);
+  walk.event(tg.free_vertex[0]);
+  const std::vector<std::size_t> after = ready_sends();
+  CHECK(pushed(after) == static_cast<std::ptrdiff_t>(tg.send.begin[1] - tg.send.begin[0]));
+}
+
 TEST_CASE("schedule: the compiled graph is the graph, nothing added") {
   const Layout src{Tiling{UniformAxis<>(50, 7), UniformAxis<>(50, 9)}, BlockCyclic(2, 2)};
   const Layout dst{Tiling{UniformAxis<>(50, 5), UniformAxis<>(50, 6)}, BlockCyclic(1, 4)};

@@ -25,7 +25,9 @@ struct NodeBytes {
   index_t window = 0;          ///< the node window: packed, unpacked from the sender's buffer
   index_t in_place = 0;        ///< read from the sender's source (direct, cross-memory):
                                ///< nothing packed, one copy by the receiver
-  index_t total() const { return point_to_point + window + in_place; }
+  index_t pushed = 0;          ///< written into the receiver's target (push): one copy by
+                               ///< the sender, nothing unpacked
+  index_t total() const { return point_to_point + window + in_place + pushed; }
 };
 
 /// One rank's share of a move, in bytes and messages: what predict reads.
@@ -115,6 +117,8 @@ inline RankLoad rank_load(const Plan& plan, const std::vector<int>& node_of_rank
       const index_t bytes = messages[m].elements * element_bytes;
       if (reads_in_place(how[m]))
         b.in_place += bytes;
+      else if (how[m] == Transport::push)
+        b.pushed += bytes;
       else if (how[m] == Transport::shared_window)
         b.window += bytes;
       else

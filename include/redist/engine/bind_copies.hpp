@@ -92,8 +92,9 @@ class SharedRuns {
 /// order (measured: standard cases, tile storage). The slice covers the same buffer range either
 /// way. A source read in place (DescribedSide) is bound segment by segment in
 /// for_each_slice_segment's order, or, for a device (SharedRuns), as one copy when its segments
-/// separate (engine/separated_source.hpp). `shared`: the runs already bound into `pool` by earlier
-/// slices (separable sides only). Returns the number of copies added.
+/// separate (engine/separated_source.hpp); a target written in a peer's memory
+/// (DescribedTarget, push) segment by segment in that order. `shared`: the runs already bound into
+/// `pool` by earlier slices (separable sides only). Returns the number of copies added.
 template <class T, class Src, class Dst>
 std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, const Src& src,
                        const Dst& dst, CopyPool<T>& pool, std::vector<index_t>& rel,
@@ -103,7 +104,8 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
   const index_t lc = cols.length, ldb = first.buffer_ld;
   constexpr bool src_buffer = std::is_same_v<Src, BufferSide>;
   constexpr bool dst_buffer = std::is_same_v<Dst, BufferSide>;
-  constexpr bool described = is_described<Src>::value;
+  constexpr bool described_src = is_described<Src>::value;
+  constexpr bool described = described_src || is_described_target<Dst>::value;
   const auto separable = [](const auto& side) {
     using S = std::decay_t<decltype(side)>;
     if constexpr (std::is_same_v<S, BufferSide>)
@@ -124,12 +126,22 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
   index_t row_pieces = 0;  // of the slice's families; a column piece has a segment each
   for (std::size_t k = s.family; k < s.family_end; ++k)
     row_pieces += plan.rows(d.families[k]).count;
-  if constexpr (described) {
+  if constexpr (described_src) {
     // A peer's source that separates binds as one copy, as a local matrix does.
     if (shared.separates_peer_sources() && separable(dst)) {
       if (auto whole = separate(src.next, row_pieces, cols.count, transposed(src))) {
         src.next += row_pieces * cols.count;
         return bind_slice(plan, d, s, *whole, dst, pool, rel, shared, flat);
+      }
+    }
+  }
+  if constexpr (is_described_target<Dst>::value) {
+    // A peer's target that separates binds as one copy from a source that does: on the
+    // host too (engine/separated_source.hpp, why).
+    if (separable(src)) {
+      if (auto whole = separate(dst.next, row_pieces, cols.count, false)) {
+        dst.next += row_pieces * cols.count;
+        return bind_slice(plan, d, s, src, *whole, pool, rel, shared, flat);
       }
     }
   }
@@ -262,16 +274,20 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     };
     if constexpr (src_buffer) {
       g.src = buffer;
-    } else if constexpr (described) {
+    } else if constexpr (described_src) {
       const auto [p, ld] = *src.next++;
       g.src = Place{p, 0, ld, 0};
     } else if constexpr (!is_separated<Src>::value) {  // a separated source binds above
       g.src = place(src);
     }
-    if constexpr (dst_buffer)
+    if constexpr (dst_buffer) {
       g.dst = buffer;
-    else
+    } else if constexpr (is_described_target<Dst>::value) {
+      const auto [p, ld] = *dst.next++;
+      g.dst = Place{p, 0, ld, 0};
+    } else if constexpr (!is_separated<Dst>::value) {  // a separated target binds above
       g.dst = place(dst);
+    }
     segments.push_back(g);
   });
   if constexpr (!described) {

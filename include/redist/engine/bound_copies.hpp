@@ -3,7 +3,8 @@
 /// The copy programs of one engine (engine/wired.hpp): every sent chunk's packs, every
 /// received chunk's unpacks and every local part's copies, bound once
 /// (engine/bind_copies.hpp) between the matrices and the message buffers of the chosen
-/// transports. Packs write their message in the send buffer; unpacks read theirs in the
+/// transports. Packs write their message in the send buffer, or, pushed
+/// (transport/push.hpp), straight into the receiver's target; unpacks read theirs in the
 /// receive buffer (point to point), in the sender's source tiles (direct), or in the
 /// sender's part of the node window, where they are pointed when the sender's note
 /// arrives (point_unpacks). Three host pools (engine/bound_pool.hpp), mirrored to device
@@ -55,14 +56,14 @@ class BoundCopies {
   BoundCopies(const Plan& plan, const TaskGraph& graph, const Sides& sides,
               const transport::MessageBuffers<T, MemorySpace>& buffers,
               const std::vector<std::vector<Address<T>>>& described,
+              const std::vector<std::vector<std::pair<T*, index_t>>>& targets,
               const std::vector<std::int64_t>& peer_pid, const Transform<T>& transform,
               const ExecutionOptions& options) {
-    // Sends: nothing to pack for a message read in place.
-    bind(plan, plan.send, graph.send, sides.src, BufferSide{}, send_, sides.flat,
-         [&](std::size_t m) { return !reads_in_place(graph.send_transport[m]); });
+    bind_sends(plan, graph, sides, targets);
     for (std::size_t c = 0; c < graph.send.chunks.size(); ++c) {
       const Chunk& ch = graph.send.chunks[c];
-      point_packs(c, buffers.chunk_at(ch.message, c, ch.offset), ch.offset);
+      if (graph.send_transport[ch.message] != Transport::push)
+        point_packs(c, buffers.chunk_at(ch.message, c, ch.offset), ch.offset);
     }
     // Receives: each direct message's described segments, consumed in order, chunk
     // after chunk (binding advances the cursor).
@@ -78,7 +79,8 @@ class BoundCopies {
     for (const Chunk& ch : graph.recv.chunks) {
       const std::size_t first = recv_.pool.copies.size();
       const Transport how = graph.recv_transport[ch.message];
-      for (std::size_t k = ch.first; k < ch.end; ++k) {
+      // A pushed message is in the target when it arrives: nothing to unpack.
+      for (std::size_t k = ch.first; how != Transport::push && k < ch.end; ++k) {
         const Slice& s = graph.recv.slices[k];
         const auto& dst = sides.dst[static_cast<std::size_t>(part_of(plan.recv, s))];
         if (how == Transport::cross_memory && !bounce) {
@@ -109,7 +111,7 @@ class BoundCopies {
     // The copies that write the target apply the transform's alpha, beta and conjugation.
     for (Bound* b : {&recv_, &local_}) b->pool.op = ElementOp<T>(transform);
     for (Bound* b : {&send_, &recv_, &local_}) b->shrink();
-    choose_streaming(plan.stats, options, buffers);
+    choose_streaming(plan.stats, options, buffers, graph);
   }
 
   /// Points the packs of sent chunk c, elements [offset, ...) of its message, at `at`.
@@ -157,12 +159,17 @@ class BoundCopies {
   /// streams (reads_densely's reason against it, engine/streaming_choice.hpp, is gone). At 2 ranks
   /// case c took 0.85-0.92 of the time of the parts run after their pack, case a 0.94-1.00
   /// (bench/README.md, "One sweep per column"). Host memory only, and no transposed
-  /// source (the sweep interleaves the runs of one source column).
+  /// source (the sweep interleaves the runs of one source column). A part that follows a
+  /// pushed chunk keeps the rule of a part on its own (reads_densely): both it and the push
+  /// store into targets, and where a column splits into short runs between them, streamed
+  /// stores measured 1.06x (case a) and 1.4x (case c) slower than cached ones, where whole
+  /// columns (cases b, d) measured 1.7x faster (bench/README.md, "Pushing into a node-shared
+  /// target").
   void sweep_followers(const std::vector<std::size_t>& follows) {
     if constexpr (host_memory) {
       fused_ = FusedSweeps<T>(send_.pool, send_.range, local_.pool, local_.range, follows);
       for (std::size_t p = 0; p < local_.range.size(); ++p)
-        if (fused_.swept(p))
+        if (fused_.swept(p) && !pushed_[follows[p]])
           for (std::size_t k = local_.range[p].first; k < local_.range[p].second; ++k)
             local_.pool.copies[k].streaming = streaming_.target;
     }
@@ -210,13 +217,42 @@ class BoundCopies {
   /// Bytes of the copy programs: capacity x element size of every host container, plus
   /// the device copies of the pools.
   std::size_t memory_bytes() const {
-    std::size_t bytes = reads_.memory_bytes() + fused_.memory_bytes();
+    std::size_t bytes = reads_.memory_bytes() + fused_.memory_bytes() + pushed_.capacity();
     for (const Bound* b : {&send_, &recv_, &local_}) bytes += b->memory_bytes();
     return bytes;
   }
 
  private:
   using Bound = BoundPool<T, MemorySpace>;
+
+  /// Binds every sent chunk's packs: into the message buffer, or, for a pushed message,
+  /// into the receiver's target segments `targets[m]` (in binding order, consumed chunk
+  /// after chunk); nothing for a message read in place.
+  template <class Sides>
+  void bind_sends(const Plan& plan, const TaskGraph& graph, const Sides& sides,
+                  const std::vector<std::vector<std::pair<T*, index_t>>>& targets) {
+    std::vector<DescribedTarget<T>> pushed;
+    pushed.reserve(targets.size());
+    for (const auto& list : targets) pushed.push_back({list.data()});
+    send_.reserve(graph.send);
+    SharedRuns shared(!host_memory);
+    for (const Chunk& ch : graph.send.chunks) {
+      const std::size_t first = send_.pool.copies.size();
+      const Transport how = graph.send_transport[ch.message];
+      for (std::size_t k = ch.first; !reads_in_place(how) && k < ch.end; ++k) {
+        const Slice& s = graph.send.slices[k];
+        const auto& src = sides.src[static_cast<std::size_t>(part_of(plan.send, s))];
+        if (how == Transport::push) {
+          bind_slice(plan, plan.send, s, src, pushed[ch.message], send_.pool, send_.rel, shared);
+          send_.rel.resize(send_.pool.copies.size());  // no buffer: rel[k] stays copy k's
+        } else {
+          bind_slice(plan, plan.send, s, src, BufferSide{}, send_.pool, send_.rel, shared,
+                     sides.flat);
+        }
+      }
+      send_.close_chunk(first, ch.end, graph.send.slices.size());
+    }
+  }
 
   /// Binds every slice of `d` (chunk by chunk) between two sides; the chunks of messages
   /// that `bound(m)` rejects get an empty range.
@@ -241,7 +277,8 @@ class BoundCopies {
 
   /// The stores of every copy, streamed or cached (engine/streaming_choice.hpp).
   void choose_streaming(const PlanStats& st, const ExecutionOptions& options,
-                        const transport::MessageBuffers<T, MemorySpace>& buffers) {
+                        const transport::MessageBuffers<T, MemorySpace>& buffers,
+                        const TaskGraph& graph) {
     streaming_ = StreamingChoice::choose(st, options, sizeof(T), host_memory);
     // Copies that share a list of runs come one after another: each list scanned once.
     for (Bound* b : {&recv_, &local_}) {
@@ -250,12 +287,17 @@ class BoundCopies {
         c.streaming = streaming_.into_target(c, summaries.of(c, b->pool.runs));
     }
     LastRunSummary summaries;
-    for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk)
+    pushed_.assign(send_.range.size(), 0);
+    for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk) {
+      // A pushed chunk writes a target, as an unpack does.
+      pushed_[chunk] = graph.send_transport[graph.send.chunks[chunk].message] == Transport::push;
       for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k) {
         StridedCopy<T>& c = send_.pool.copies[k];
-        c.streaming =
-            streaming_.into_message(c, summaries.of(c, send_.pool.runs), buffers.in_ring(chunk));
+        const RunSummary runs = summaries.of(c, send_.pool.runs);
+        c.streaming = pushed_[chunk] ? streaming_.into_target(c, runs)
+                                     : streaming_.into_message(c, runs, buffers.in_ring(chunk));
       }
+    }
   }
 
   /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per
@@ -275,6 +317,7 @@ class BoundCopies {
   FusedSweeps<T> fused_;
   StreamingChoice streaming_;
   std::vector<bool> mpi_packs_, mpi_unpacks_;  ///< per chunk: MPI copies it (leave_to_mpi)
+  std::vector<std::uint8_t> pushed_;           ///< per sent chunk: written into a peer's target
 };
 
 }  // namespace redist::engine

@@ -209,6 +209,22 @@ void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& 
   }
 }
 
+/// f(part, row piece, column piece) for each segment of message m of `d`, chunk by chunk
+/// of `chunking` (as the copies are bound), until f returns false.
+template <class F>
+void for_each_message_segment(const Plan& plan, const FamilyList& d, const Chunking& chunking,
+                              std::size_t m, F&& f) {
+  bool go = true;
+  for (std::size_t c = chunking.begin[m]; go && c < chunking.begin[m + 1]; ++c)
+    for (std::size_t k = chunking.chunks[c].first; go && k < chunking.chunks[c].end; ++k) {
+      const Slice& s = chunking.slices[k];
+      const index_t part = d.families[s.family].part;
+      for_each_slice_segment(plan, d, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
+        if (go) go = f(part, r, col);
+      });
+    }
+}
+
 }  // namespace engine
 
 }  // namespace redist

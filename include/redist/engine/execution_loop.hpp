@@ -71,6 +71,7 @@ class ExecutionLoop {
     void arrived(std::size_t c, const T* at) { x.arrived(c, at); }
     void acked(std::size_t m) { x.walk_.event(x.graph_.ack_vertex[m]); }
     void freed(std::size_t c) { x.walk_.event(x.graph_.slot_ack_vertex[c]); }
+    void writable(std::size_t m) { x.walk_.event(x.graph_.free_vertex[m]); }
   };
 
   static constexpr index_t unlimited = std::numeric_limits<index_t>::max();

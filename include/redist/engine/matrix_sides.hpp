@@ -107,6 +107,19 @@ struct is_described : std::false_type {};
 template <class T>
 struct is_described<DescribedSide<T>> : std::true_type {};
 
+/// A target written in place in another rank's memory (push transport,
+/// transport/push.hpp): the address and ld of each segment, in the order of
+/// for_each_slice_segment.
+template <class T>
+struct DescribedTarget {
+  mutable const std::pair<T*, index_t>* next;  ///< advanced as segments are bound
+};
+
+template <class S>
+struct is_described_target : std::false_type {};
+template <class T>
+struct is_described_target<DescribedTarget<T>> : std::true_type {};
+
 /// Messages between two tile-stored sides are laid flat (segment after segment,
 /// engine/bind_copies.hpp) when the first tile of every layout on both sides has at least
 /// this many elements; smaller tiles are stacked when some rank's tiles separate, and bind
@@ -219,6 +232,10 @@ struct MatrixSides {
   /// The address of the segment (row piece r x column piece c) in part `part`'s source.
   Address<T> source(index_t part, const Piece& r, const Piece& c) const {
     return src[static_cast<std::size_t>(part)].at(r, c);
+  }
+  /// ... and in part `part`'s target.
+  std::pair<T*, index_t> target(index_t part, const Piece& r, const Piece& c) const {
+    return dst[static_cast<std::size_t>(part)].at(r, c);
   }
 };
 

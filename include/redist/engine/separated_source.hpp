@@ -11,6 +11,11 @@
 /// work for a moment; one copy per slice gives it runs and columns to spread over the
 /// whole device. The addresses are not trusted to separate: `separate` checks every one,
 /// so a copy bound from them touches exactly the published segments.
+///
+/// A peer's target written in place (DescribedTarget, push) separates the same way. On the
+/// host it matters for the sweep (engine/fused_sweeps.hpp): one copy per slice reads each
+/// source column from its top, as the local copies do, and the two merge run by run into
+/// one pass down the column; a copy per segment starts at its own row and is swept apart.
 
 #include <cstdint>
 #include <optional>
@@ -22,43 +27,48 @@
 
 namespace redist::engine {
 
-/// A slice's described source that separates: segment (row piece r, column piece b) of
-/// the slice starts at base + rows[r] + cols[b] (element offsets), every one with leading
+/// A slice's described side that separates: segment (row piece r, column piece b) of the
+/// slice starts at base + rows[r] + cols[b] (element offsets), every one with leading
 /// dimension ld. A separable side for bind_slice (row and column parts by piece index).
-template <class T>
-struct SeparatedSource {
-  const T* base_address = nullptr;
+/// E is the element type as the side is accessed: const for a source, not for a target.
+template <class E>
+struct SeparatedSide {
+  E* base_address = nullptr;
   index_t leading = 0;
   bool is_transposed = false;
   std::vector<index_t> rows, cols;
 
   bool separable() const { return true; }
   bool transposed() const { return is_transposed; }
-  const T* base() const { return base_address; }
+  E* base() const { return base_address; }
   index_t ld() const { return leading; }
   index_t run_step() const { return is_transposed ? leading : 1; }
 };
+template <class T>
+using SeparatedSource = SeparatedSide<const T>;
+template <class T>
+using SeparatedTarget = SeparatedSide<T>;
 
 template <class S>
 struct is_separated : std::false_type {};
-template <class T>
-struct is_separated<SeparatedSource<T>> : std::true_type {};
+template <class E>
+struct is_separated<SeparatedSide<E>> : std::true_type {};
 
 /// The row and column parts of `row_pieces` x `col_pieces` segments listed column piece by
 /// column piece (for_each_slice_segment's order), or nothing when they do not separate:
 /// leading dimensions differ, an address is not a whole number of elements from the
 /// first, or one is not the sum of its row's and its column's parts.
-template <class T>
-std::optional<SeparatedSource<T>> separate(const std::pair<const T*, index_t>* segments,
-                                           index_t row_pieces, index_t col_pieces,
-                                           bool transposed) {
+template <class E>
+std::optional<SeparatedSide<E>> separate(const std::pair<E*, index_t>* segments, index_t row_pieces,
+                                         index_t col_pieces, bool transposed) {
+  using T = std::remove_const_t<E>;
   if (row_pieces <= 0 || col_pieces <= 0) return std::nullopt;
-  SeparatedSource<T> s;
+  SeparatedSide<E> s;
   s.base_address = segments[0].first;
   s.leading = segments[0].second;
   s.is_transposed = transposed;
   const auto origin = reinterpret_cast<std::uintptr_t>(s.base_address);
-  const auto offset = [&](const T* p, index_t& out) {
+  const auto offset = [&](const E* p, index_t& out) {
     // Unsigned wrap-around, then signed: the distance either way.
     const auto bytes = static_cast<std::intptr_t>(reinterpret_cast<std::uintptr_t>(p) - origin);
     if (bytes % static_cast<std::intptr_t>(sizeof(T)) != 0) return false;

@@ -7,6 +7,7 @@
 ///   1. matrix sides   where each part's segments lie       engine/matrix_sides.hpp
 ///   2. chunks         messages and local copies cut       engine/chunking.hpp
 ///   3. transports     per message, collectively           transport/choose.hpp
+///                     (pushed messages' targets described once cut: push_targets.hpp)
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
 ///                     (messages read in place on a device re-cut whole: one chunk each;
 ///                     the node window's cut to its ring slots: transport/ring_slots.hpp)
@@ -133,15 +134,32 @@ class Wired {
 
   bool node_transports() const { return host_memory && options_.node_paths(); }
 
-  /// Step 3: the transports, chosen from the sources' addresses.
+  /// Step 3: the transports, chosen from the sources' and targets' addresses. Messages
+  /// are pushed only where the transform just copies: a Send writes plainly
+  /// (engine/bound_copies.hpp).
   template <class Sides>
-  transport::TransportChoice<T> choose_transports(const Sides& sides, const Chunking& sent) {
+  transport::TransportChoice<T> choose_transports(const Sides& sides, const Chunkings& chunks) {
     const bool device_reads = transport::ipc::shareable<MemorySpace> && options_.node_paths();
     return mpi_step([&] {
       return transport::choose_transports<T>(
-          comm_, plan_, sent, node_transports(), device_reads, options_.transport,
-          transform_.transposes(),
-          [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); });
+          comm_, plan_, chunks.send, chunks.recv, node_transports(), device_reads,
+          !transform_.scales(), options_.transport, transform_.transposes(),
+          [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); },
+          [&](index_t part, const Piece& r, const Piece& c) { return sides.target(part, r, c); });
+    });
+  }
+  /// Step 4a: where the pushed messages' segments lie in their receivers' targets, once
+  /// their chunks are final.
+  template <class Sides>
+  void describe_push_targets(const Sides& sides, const Chunkings& chunks,
+                             transport::TransportChoice<T>& choice) {
+    if (!node_transports()) return;
+    mpi_step([&] {
+      transport::describe_push_targets<T>(
+          comm_, plan_, chunks.send, chunks.recv,
+          [&](index_t part, const Piece& r, const Piece& c) { return sides.target(part, r, c); },
+          choice);
+      return 0;
     });
   }
   /// Step 4: the buffers laid out for the transports and the rings, and allocated.
@@ -179,8 +197,10 @@ class Wired {
   }
 
   /// The node window's messages re-cut so that no chunk exceeds a ring slot (a member
-  /// cut between its columns where needed), and their rings laid out. Sender and receiver
-  /// know alike which messages go through the window, so they cut alike.
+  /// cut between its columns where needed), and their rings laid out; pushed messages
+  /// are cut alike, so that the local parts that follow their Sends read a slot's columns.
+  /// Sender and receiver know alike which messages go through the window or are pushed,
+  /// so they cut alike.
   template <class Limit>
   transport::RingSlots cut_for_rings(Chunkings& chunks, const transport::TransportChoice<T>& choice,
                                      const Limit& limit, const NodeMap& nodes) {
@@ -190,7 +210,8 @@ class Wired {
         std::max<index_t>(1, slot_bytes / static_cast<index_t>(sizeof(T)));
     const auto cut = [&](const FamilyList& d, const std::vector<Transport>& how) {
       const auto ringed = [&d, &how](const Message& msg) {
-        return how[static_cast<std::size_t>(&msg - d.messages.data())] == Transport::shared_window;
+        const Transport t = how[static_cast<std::size_t>(&msg - d.messages.data())];
+        return t == Transport::shared_window || t == Transport::push;
       };
       return cut_chunks(
           plan_, d,
@@ -200,7 +221,9 @@ class Wired {
           ringed);
     };
     const auto any = [](const std::vector<Transport>& how) {
-      return std::find(how.begin(), how.end(), Transport::shared_window) != how.end();
+      return std::any_of(how.begin(), how.end(), [](Transport t) {
+        return t == Transport::shared_window || t == Transport::push;
+      });
     };
     if (any(choice.send)) chunks.send = cut(plan_.send, choice.send);
     if (any(choice.recv)) chunks.recv = cut(plan_.recv, choice.recv);
@@ -278,6 +301,7 @@ class Wired {
       transports_.shared_window.attach(std::move(choice.window), std::move(choice.peer_part),
                                        std::move(choice.ring_signals));
     transports_.direct.attach(std::move(choice.direct_windows), std::move(choice.imports));
+    transports_.push.attach(std::move(choice.push_windows));
     cross_memory_refused_ = choice.cross_memory_refused;
   }
 
@@ -346,10 +370,11 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
   // The plan's statistics with the bytes that cross a node's link.
   plan_.stats = with_node_traffic(plan_, nodes.node_of_rank, nodes.nodes);
   if (steps) use_step_pieces();
-  transport::TransportChoice<T> choice = choose_transports(*sides, chunks.send);
+  transport::TransportChoice<T> choice = choose_transports(*sides, chunks);
   read_whole_messages(chunks, choice, chunk_limit);
   poll_elements_ = chunk_elements();
   const transport::RingSlots rings = cut_for_rings(chunks, choice, chunk_limit, nodes);
+  describe_push_targets(*sides, chunks, choice);
   link_.ring = rings.slots > 0;
   lay_out_buffers(choice, rings);
   graph_ = make_task_graph(plan_, std::move(chunks), choice.send, choice.recv, rings.reuse);
@@ -357,7 +382,7 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
   attach_transports(choice);
   detail::collectively(comm_, [&] {
     copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
-                                          choice.peer_pid, transform_, options_);
+                                          choice.targets, choice.peer_pid, transform_, options_);
   });
   leave_chunks_to_mpi(nodes);
   if (link_.ring && following_packs()) {

@@ -5,7 +5,10 @@
 /// (engine/wired.hpp), collective over the communicator.
 /// On host memory with node paths enabled (ExecutionOptions::node_paths(), transport
 /// policy ExecutionOptions::transport):
-/// 1. a sent message goes direct when every segment's source lies in one node-shared
+/// 0. under `automatic` and a transform that only copies, a message is pushed when every
+///    segment's target lies in one node-shared window that its sender is part of
+///    (transport/push.hpp; agreed from the receiver's side: transport/push_targets.hpp);
+/// 1. else a sent message goes direct when every segment's source lies in one node-shared
 ///    window (node_shared.hpp) that its receiver is part of;
 /// 2. else, to a rank of this node, cross-memory when the kernel lets the ranks of the
 ///    node read each other's memory (probed once per communicator,
@@ -43,6 +46,7 @@
 #include <redist/transport/describe.hpp>
 #include <redist/transport/device_ipc.hpp>
 #include <redist/transport/message_buffers.hpp>
+#include <redist/transport/push_targets.hpp>
 #include <redist/transport/transport.hpp>
 
 namespace redist::transport {
@@ -67,20 +71,10 @@ inline index_t columns_in(const Plan& plan, const FamilyList& d, const Message& 
 }
 
 /// f(part, row piece, column piece) for each segment of sent message m, in the order its
-/// receiver binds them (chunk by chunk, engine::for_each_slice_segment), until f returns
-/// false.
+/// receiver binds them (chunk by chunk), until f returns false.
 template <class F>
 void for_each_sent_segment(const Plan& plan, const Chunking& sent, std::size_t m, F&& f) {
-  bool go = true;
-  for (std::size_t c = sent.begin[m]; go && c < sent.begin[m + 1]; ++c)
-    for (std::size_t k = sent.chunks[c].first; go && k < sent.chunks[c].end; ++k) {
-      const Slice& s = sent.slices[k];
-      const index_t part = plan.send.families[s.family].part;
-      engine::for_each_slice_segment(plan, plan.send, s,
-                                     [&](index_t, index_t, const Piece& r, const Piece& col) {
-                                       if (go) go = f(part, r, col);
-                                     });
-    }
+  engine::for_each_message_segment(plan, plan.send, sent, m, std::forward<F>(f));
 }
 
 /// Marks the sent messages that can go direct; returns each one's window and fills
@@ -97,7 +91,8 @@ std::vector<std::shared_ptr<redist::detail::NodeWindow>> find_direct_sends(
   std::vector<int> members;
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     const Message& msg = plan.send.messages[m];
-    bool direct = msg.count > 0 && describable(segments_in(plan.send, msg));
+    bool direct = how[m] == Transport::point_to_point && msg.count > 0 &&
+                  describable(segments_in(plan.send, msg));
     if (direct) {  // a private source is settled by the first segment, the rest unvisited
       const BlockFamily& f = plan.send.families[static_cast<std::size_t>(msg.first)];
       const Address<T> a = source(f.part, plan.rows(f).member(0), plan.cols(f).member(0));
@@ -154,7 +149,7 @@ void find_cross_memory_sends(const Plan& plan, const Chunking& sent,
                              std::vector<std::vector<Address<T>>>& segments) {
   for_each_readable_send(plan, on_node, [&](std::size_t m, index_t count) {
     const Message& msg = plan.send.messages[m];
-    if (how[m] == Transport::direct ||
+    if (how[m] != Transport::point_to_point ||
         (policy == TransportPolicy::automatic &&
          msg.elements * static_cast<index_t>(sizeof(T)) <
              cross_memory_min_piece_bytes * columns_in(plan, plan.send, msg)))
@@ -176,6 +171,7 @@ void find_device_sends(const Plan& plan, const Chunking& sent, const std::vector
                        const Source& source, std::vector<Transport>& how,
                        std::vector<ipc::Exports>& exports) {
   for_each_readable_send(plan, on_node, [&](std::size_t m, index_t) {
+    if (how[m] != Transport::point_to_point) return;
     ipc::Exports e;
     bool ok = true;
     for_each_sent_segment(plan, sent, m, [&](index_t part, const Piece& r, const Piece& col) {
@@ -191,16 +187,18 @@ void find_device_sends(const Plan& plan, const Chunking& sent, const std::vector
 }  // namespace detail
 
 /// Chooses the transport of every message. Collective over comm. `node_transports`: the
-/// shared window and direct reads may be used (host memory, and
+/// shared window, pushes and direct reads may be used (host memory, and
 /// ExecutionOptions::node_paths(), agreed by every rank); `device_reads`: device IPC may
-/// be used (device memory that can be mapped, and node paths on). `source(part, r, c)`:
-/// the address of a sent segment in the source (engine/matrix_sides.hpp); `sent`: the
-/// sent messages' chunks.
-template <class T, class Source>
+/// be used (device memory that can be mapped, and node paths on); `pushes`: messages may
+/// be pushed (the transform only copies; agreed). `source(part, r, c)` and `target(part,
+/// r, c)`: the address of a segment in the source and the target
+/// (engine/matrix_sides.hpp); `sent`, `received`: the messages' chunks.
+template <class T, class Source, class Target>
 TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const Plan& plan,
-                                     const Chunking& sent, bool node_transports, bool device_reads,
-                                     TransportPolicy policy, bool transposed,
-                                     const Source& source) {
+                                     const Chunking& sent, const Chunking& received,
+                                     bool node_transports, bool device_reads, bool pushes,
+                                     TransportPolicy policy, bool transposed, const Source& source,
+                                     const Target& target) {
   TransportChoice<T> choice;
   choice.send.assign(plan.send.messages.size(), Transport::point_to_point);
   choice.recv.assign(plan.recv.messages.size(), Transport::point_to_point);
@@ -210,16 +208,18 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
       policy == TransportPolicy::automatic || policy == TransportPolicy::cross_memory;
   device_reads = device_reads && reads_allowed;
   if (!node_transports && !device_reads) return choice;
-  std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
-  std::vector<std::shared_ptr<redist::detail::NodeWindow>> window_of(plan.send.messages.size());
-  if (node_transports)
-    window_of =
-        detail::find_direct_sends<T>(comm, plan, sent, transposed, source, choice.send, segments);
   // Which peers share the node. Every rank goes on (the window that follows is
   // collective); one alone on its node just sends everything point to point.
   const std::vector<int>& node_rank = node_map(comm).rank_in_node;
   std::vector<bool> on_node(node_rank.size(), false);
   for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
+  if (node_transports && pushes && policy == TransportPolicy::automatic)
+    agree_pushes<T>(comm, plan, received, on_node, target, choice);
+  std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
+  std::vector<std::shared_ptr<redist::detail::NodeWindow>> window_of(plan.send.messages.size());
+  if (node_transports)
+    window_of =
+        detail::find_direct_sends<T>(comm, plan, sent, transposed, source, choice.send, segments);
   std::vector<ipc::Exports> exports(device_reads ? plan.send.messages.size() : 0);
   if (device_reads || (node_transports && reads_allowed)) {
     const Permission& reads = device_reads ? ipc::permission(comm) : cma::permission(comm);
@@ -237,7 +237,8 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
           choice.send[m] == Transport::point_to_point)
         choice.send[m] = Transport::shared_window;
     for (std::size_t m = 0; m < plan.recv.messages.size(); ++m)
-      if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)])
+      if (on_node[static_cast<std::size_t>(plan.recv.messages[m].peer)] &&
+          choice.recv[m] != Transport::push)
         choice.recv[m] = Transport::shared_window;  // or read in place: see the descriptions
   }
   detail::exchange_descriptions(comm, plan, on_node, window_of, segments, exports, choice);

@@ -64,9 +64,7 @@ class MessageBuffers {
                         bool ring = false) {
     send_offset_ = lay_out(
         send, how,
-        [ring](Transport t) {
-          return !reads_in_place(t) && !(ring && t == Transport::shared_window);
-        },
+        [ring](Transport t) { return !copied_once(t) && !(ring && t == Transport::shared_window); },
         send_part_);
     return *std::max_element(send_part_.begin(), send_part_.end());
   }

@@ -12,6 +12,8 @@
 /// | SharedWindow | transport/shared_window.hpp  | the sender's send buffer, in the node's |
 /// |              |                              | shared window                           |
 /// | Direct       | transport/direct.hpp         | the sender's node-shared source tiles   |
+/// | Push         | transport/push.hpp           | nothing: the sender wrote the message   |
+/// |              |                              | into the receiver's node-shared target  |
 ///
 /// Which model carries each message is chosen collectively at connect()
 /// (transport/choose.hpp); where each message lies in the buffers is computed once, after
@@ -31,11 +33,13 @@ namespace redist::transport {
 
 /// What a completed request meant to the transport that posted it.
 enum class Signal : std::uint8_t {
-  data,  ///< a piece of a chunk's bytes arrived (index: received chunk)
-  note,  ///< the sender says a chunk or message is readable in its memory (index: chunk
-         ///< for the window, received message for direct)
-  ack    ///< the receiver is done reading our memory (index: sent message; sent chunk for
-         ///< a ring slot of the window)
+  data,    ///< a piece of a chunk's bytes arrived (index: received chunk)
+  note,    ///< the sender says a chunk or message is readable in its memory (index: chunk
+           ///< for the window, received message for direct)
+  ack,     ///< the receiver is done reading our memory (index: sent message; sent chunk for
+           ///< a ring slot of the window)
+  free,    ///< the receiver's target may be written (push; index: sent message)
+  written  ///< the sender wrote a pushed message (index: the note's slot, transport/push.hpp)
 };
 
 /// A completed request: which transport posted it, and what it meant.
@@ -54,16 +58,22 @@ inline constexpr int describe_tag = tag_base - 2;
 /// and one kind must never complete the other's request (a window ack taken as a later
 /// batch's read ack held that batch's Finish forever).
 inline constexpr int read_ack_tag = tag_base - 3;
+/// Pushed messages (transport/push.hpp): the receiver's "target free" notes, and the
+/// sender's "written" notes, each a tag of its own for the whole run.
+inline constexpr int push_free_tag = tag_base - 4;
+inline constexpr int push_written_tag = tag_base - 5;
 inline int data_tag(index_t batch) { return tag_base + static_cast<int>(batch % 16384); }
 
 /// What a transport reports to the executor: received chunk c is readable (at `at`, where
 /// the chunk starts, or, when null, where the copies were bound); sent message m is
-/// acknowledged; sent chunk c's ring slot is free again (transport/ring_slots.hpp).
+/// acknowledged; sent chunk c's ring slot is free again (transport/ring_slots.hpp); the
+/// receiver's target of sent message m may be written (transport/push.hpp).
 template <class S, class T>
 concept TransportEvents = requires(S& s, std::size_t i, const T* at) {
   s.arrived(i, at);
   s.acked(i);
   s.freed(i);
+  s.writable(i);
 };
 
 namespace detail {
@@ -73,6 +83,7 @@ struct EventsArchetype {
   void arrived(std::size_t, const T*) {}
   void acked(std::size_t) {}
   void freed(std::size_t) {}
+  void writable(std::size_t) {}
 };
 }  // namespace detail
 

@@ -1,11 +1,12 @@
 #pragma once
 /// @file transport/transports.hpp
-/// The three transport models of one executor over one Link, and the dispatch from a
+/// The four transport models of one executor over one Link, and the dispatch from a
 /// message's Transport to its model.
 
 #include <redist/transport/direct.hpp>
 #include <redist/transport/link.hpp>
 #include <redist/transport/point_to_point.hpp>
+#include <redist/transport/push.hpp>
 #include <redist/transport/shared_window.hpp>
 
 namespace redist::transport {
@@ -16,10 +17,11 @@ class Transports {
   static_assert(MessageTransport<PointToPoint<T, MemorySpace>>);
   static_assert(MessageTransport<SharedWindow<T, MemorySpace>>);
   static_assert(MessageTransport<Direct<T, MemorySpace>>);
+  static_assert(MessageTransport<Push<T, MemorySpace>>);
 
   /// @pre `link` outlives this object and does not move.
   explicit Transports(const Link<T, MemorySpace>* link)
-      : point_to_point(link), shared_window(link), direct(link) {}
+      : point_to_point(link), shared_window(link), direct(link), push(link) {}
 
   /// f(model) for the model of transport `how`.
   template <class F>
@@ -31,6 +33,8 @@ class Transports {
       case Transport::cross_memory:
       case Transport::device_ipc:
         return f(direct);
+      case Transport::push:
+        return f(push);
       case Transport::point_to_point:
         break;
     }
@@ -41,11 +45,13 @@ class Transports {
     f(point_to_point);
     f(shared_window);
     f(direct);
+    f(push);
   }
 
   PointToPoint<T, MemorySpace> point_to_point;
   SharedWindow<T, MemorySpace> shared_window;
   Direct<T, MemorySpace> direct;
+  Push<T, MemorySpace> push;
 };
 
 }  // namespace redist::transport

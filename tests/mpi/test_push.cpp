@@ -1,0 +1,315 @@
+// Node-shared target memory (node_shared.hpp): between ranks of a node every message is
+// pushed, its sender writing it straight into the receiver's target (transport/push.hpp).
+// Each case checks every target element on every rank (outside the region: untouched), the
+// source unchanged, and that the push path was really taken between ranks of one node (all
+// ranks, unless the run spans nodes: tests/cluster), or not taken where it must not be: a
+// transform that scales, a policy that forces another transport, every message point to
+// point (REDIST_TEST_EXPECT_TRANSPORT). A receiver that does not start ends every rank in the
+// progress timeout's error, as a dead link does.
+#include <chrono>
+#include <complex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/communicator.hpp>
+
+#include <redist/redist.hpp>
+
+#include <doctest/doctest.h>
+
+#include "mpi_test_support.hpp"
+#include "random_cases.hpp"
+
+namespace {
+
+using namespace redist;
+using namespace redist::test;
+
+RunOptions shared_target(RunOptions o = {}) {
+  o.node_shared_target = true;
+  return o;
+}
+
+/// Whether this run pushes between ranks of one node at all: node paths on and the transport
+/// policy automatic (the legs that force cross-memory, or every message point to point, do
+/// not push).
+bool pushing() {
+  const ExecutionOptions o = ExecutionOptions{}.with_environment();
+  return o.node_paths() && o.transport == TransportPolicy::automatic;
+}
+
+/// This rank's sends to ranks of its node (simulated nodes of REDIST_RANKS_PER_NODE too),
+/// summed over the ranks.
+template <class R>
+index_t intra_node(const boost::mpi::communicator& comm, const R& r) {
+  return sum(comm,
+             intra_node_sends(r.plan(), reference_nodes(comm, ranks_per_node_env()), comm.rank()));
+}
+
+/// Every message between ranks of one node was pushed (none where the run does not push),
+/// and, when pushed, none read in place.
+void check_all_pushed(const RunReport& rep) {
+  const index_t want = pushing() ? rep.intra_node_messages : 0;
+  CHECK(rep.push_sends == want);
+  CHECK(rep.push_receives == want);
+  if (pushing()) CHECK(rep.direct_sends == 0);
+}
+
+}  // namespace
+
+TEST_CASE("mpi: node-shared target, every message pushed") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const auto [P, Q] = near_square_grid(np);
+  SUBCASE("block-cyclic, tile storage -> ScaLAPACK storage, sub-region") {
+    const Layout src{uniform(97, 83, 9, 7), BlockCyclic(P, Q)};
+    const Layout dst{uniform(90, 101, 8, 11), BlockCyclic(Q, P, 1, 1, GridCoord{0, P - 1})};
+    const Region region{{61, 57}, {13, 5}, {20, 31}};
+    const RunReport rep = check_redistribution<double>(
+        comm, src, TilePerAllocation<>{}, dst, ScalapackColumnMajor<>{}, region, shared_target());
+    CHECK(rep.ok);
+    CHECK(rep.checked == 90 * 101);
+    check_all_pushed(rep);
+    if (np > 1) CHECK(rep.messages > 0);
+  }
+  SUBCASE("ScaLAPACK storage with padding -> packed tiles, irregular target") {
+    const Layout src{uniform(64, 48, 5, 6), BlockCyclic(1, np)};
+    const Layout dst{Tiling{IrregularAxis({0, 1, 9, 20, 33, 50, 64}), IrregularAxis({0, 17, 48})},
+                     RandomDistribution(np, 5)};
+    const RunReport rep =
+        check_redistribution<float>(comm, src, ScalapackColumnMajor<>{70}, dst, PackedTiles<>{},
+                                    Region::whole({64, 48}), shared_target());
+    CHECK(rep.ok);
+    check_all_pushed(rep);
+  }
+  SUBCASE("random owners, complex elements, several batches, async, repeated") {
+    // Several messages between one pair: their "written" notes name them by ordinal.
+    RunOptions o = shared_target();
+    o.plan.batch = 1;
+    o.async = true;
+    o.repeats = 3;
+    const Layout src{uniform(40, 55, 4, 5), RandomDistribution(np, 17)};
+    const Layout dst{uniform(40, 55, 7, 3), RandomDistribution(np, 23)};
+    const RunReport rep = check_redistribution<std::complex<double>>(
+        comm, src, TilePerAllocation<>{}, dst, TilePerAllocation<>{},
+        Region{{33, 41}, {7, 14}, {0, 2}}, o);
+    CHECK(rep.ok);
+    CHECK(rep.batches > 1);
+    check_all_pushed(rep);
+  }
+  SUBCASE("small ring slots: many small chunks a message, columns cut") {
+    RunOptions o = shared_target();
+    o.execution.ring_slots = 2;
+    o.execution.ring_slot_bytes = 256;
+    o.repeats = 2;
+    const Layout src{uniform(120, 90, 32, 16), BlockCyclic(1, np)};
+    const Layout dst{uniform(120, 90, 10, 10), BlockCyclic(np, 1)};
+    const RunReport rep =
+        check_redistribution<double>(comm, src, ScalapackColumnMajor<>{}, dst,
+                                     ScalapackColumnMajor<>{}, Region::whole({120, 90}), o);
+    CHECK(rep.ok);
+    check_all_pushed(rep);
+  }
+  SUBCASE("no rings: chunks of ExecutionOptions::chunk_bytes") {
+    RunOptions o = shared_target();
+    o.execution.ring_slots = 0;
+    o.execution.chunk_bytes = 512;
+    const Layout src{uniform(70, 66, 9, 9), BlockCyclic(P, Q)};
+    const Layout dst{uniform(70, 66, 13, 4), BlockCyclic(Q, P)};
+    const RunReport rep = check_redistribution<double>(
+        comm, src, PackedTiles<>{}, dst, PackedTiles<>{}, Region{{50, 40}, {3, 9}, {11, 2}}, o);
+    CHECK(rep.ok);
+    check_all_pushed(rep);
+  }
+  SUBCASE("source node-shared too: pushed, not read in place") {
+    RunOptions o = shared_target();
+    o.node_shared_source = true;
+    const Layout src{uniform(64, 64, 8, 8), BlockCyclic(P, Q)};
+    const Layout dst{uniform(64, 64, 5, 12), BlockCyclic(Q, P)};
+    const RunReport rep =
+        check_redistribution<double>(comm, src, TilePerAllocation<>{}, dst,
+                                     ScalapackColumnMajor<>{}, Region::whole({64, 64}), o);
+    CHECK(rep.ok);
+    check_all_pushed(rep);
+  }
+  SUBCASE("gather to one rank and scatter back") {
+    const Layout spread{uniform(30, 30, 4, 4), BlockCyclic(P, Q)};
+    const Layout one{uniform(30, 30, 30, 30), BlockCyclic(1, 1)};
+    const RunReport gather = check_redistribution<double>(comm, spread, TilePerAllocation<>{}, one,
+                                                          TilePerAllocation<>{},
+                                                          Region::whole({30, 30}), shared_target());
+    CHECK(gather.ok);
+    check_all_pushed(gather);
+    const RunReport scatter =
+        check_redistribution<double>(comm, one, ScalapackColumnMajor<>{}, spread, PackedTiles<>{},
+                                     Region::whole({30, 30}), shared_target());
+    CHECK(scatter.ok);
+    check_all_pushed(scatter);
+  }
+}
+
+TEST_CASE("mpi: node-shared target under a policy that forces another transport") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(48, 40, 6, 5), BlockCyclic(1, np)};
+  const Layout dst{uniform(48, 40, 7, 4), BlockCyclic(np, 1)};
+  for (const TransportPolicy policy :
+       {TransportPolicy::node_window, TransportPolicy::point_to_point}) {
+    CAPTURE(static_cast<int>(policy));
+    RunOptions o = shared_target();
+    o.execution.transport = policy;
+    const RunReport rep = check_redistribution<double>(
+        comm, src, TilePerAllocation<>{}, dst, TilePerAllocation<>{}, Region::whole({48, 40}), o);
+    CHECK(rep.ok);
+    // REDIST_TRANSPORT, where a leg sets it, wins over the options (execution_options.hpp).
+    const bool forced = o.execution.with_environment().transport != TransportPolicy::automatic;
+    CHECK(rep.push_sends == (forced ? 0 : rep.intra_node_messages));
+    CHECK(rep.push_receives == rep.push_sends);
+  }
+}
+
+TEST_CASE("mpi: transforms into a node-shared target: pushed where they only copy") {
+  const boost::mpi::communicator comm;
+  const auto [P, Q] = near_square_grid(comm.size());
+  const Layout src{uniform(64, 48, 8, 6), BlockCyclic(P, Q)};
+  const Layout dst{uniform(50, 70, 5, 7), BlockCyclic(Q, P)};
+  auto b = node_shared_matrix<double>(dst, ScalapackColumnMajor<>{}, comm);
+  // Tile storage: a copy per segment; ScaLAPACK storage: a copy per slice into the
+  // described target (engine/separated_source.hpp), transposed too.
+  const auto check = [&](auto& a) {
+    a.for_each_element([](ElementIndex e, double& v) { v = value_at<double>(e); });
+    for (const Transform<double> t :
+         {Transform<double>{Op::transpose, 1.0, 0.0}, Transform<double>{Op::transpose, -2.0, 0.5},
+          Transform<double>{Op::none, 3.0, 0.0}, Transform<double>{Op::none, 1.0, 0.0}}) {
+      CAPTURE(static_cast<int>(t.op));
+      CAPTURE(t.alpha);
+      const Region region = t.op == Op::none ? Region{{30, 40}, {10, 6}, {7, 12}}
+                                             : Region{{40, 30}, {10, 6}, {7, 12}};
+      b.for_each_element([](ElementIndex e, double& v) { v = initial_at<double>(e); });
+      Redistributor r(a, b, comm, region, t);
+      r.redistribute();
+      index_t bad = 0;
+      b.for_each_element(
+          [&](ElementIndex e, double& v) { bad += !(v == expected_at(region, t, e)); });
+      CHECK(sum(comm, bad) == 0);
+      CHECK(sum(comm, source_errors(a)) == 0);
+      const index_t pushed = sum(comm, r.messages(Transport::push).first);
+      CHECK(pushed == (pushing() && !t.scales() ? intra_node(comm, r) : 0));
+    }
+  };
+  SUBCASE("tile storage source") {
+    TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+    check(a);
+  }
+  SUBCASE("ScaLAPACK storage source") {
+    TiledMatrix<double, decltype(src), ScalapackColumnMajor<>> a(src, {}, comm.rank());
+    check(a);
+  }
+}
+
+/// Random layouts, regions and transforms (triangles, scaling, transposes) into a
+/// node-shared target: wrong elements over all ranks, target and source; adds the messages
+/// pushed to `pushed`, and those that should be (between ranks of one node, the transform
+/// only copying, the run pushing) to `pushable`.
+template <class T>
+index_t random_moves_into_shared_targets(const boost::mpi::communicator& comm, unsigned seed,
+                                         int cases, index_t& pushed, index_t& pushable) {
+  Rng g(seed);
+  const std::vector<Op> ops = random_ops<T>();
+  index_t bad = 0;
+  for (int k = 0; k < cases; ++k) {
+    const Op op = ops[static_cast<std::size_t>(k) % ops.size()];
+    const Case c = random_case(g, comm.size(), op, k % 4 == 0 ? 3 : 12);
+    const Transform<T> t = random_transform<T>(k, op);
+    CAPTURE(k);
+    bad += with_tilings(c, [&](auto src, auto dst) {
+      return with_case_matrices<T, ScalapackColumnMajor<>>(
+          comm, c, std::move(src), std::move(dst),
+          [&](auto& a, auto& b) {
+            b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });
+            Redistributor r(a, b, comm, c.region, t);
+            r.redistribute();
+            pushed += sum(comm, r.messages(Transport::push).first);
+            pushable += pushing() && !t.scales() ? intra_node(comm, r) : 0;
+            index_t wrong = 0;
+            b.for_each_element(
+                [&](ElementIndex e, T& v) { wrong += !(v == expected_at(c.region, t, e)); });
+            return sum(comm, wrong) + sum(comm, source_errors(a));
+          },
+          true);
+    });
+  }
+  return bad;
+}
+
+TEST_CASE("mpi: random layouts, regions and transforms into a node-shared target") {
+  const boost::mpi::communicator comm;
+  index_t pushed = 0, pushable = 0;
+  CHECK(random_moves_into_shared_targets<double>(comm, 5501, 24, pushed, pushable) == 0);
+  CHECK(random_moves_into_shared_targets<std::complex<float>>(comm, 5502, 9, pushed, pushable) ==
+        0);
+  CHECK(pushed == pushable);
+  if (comm.size() > 1 && pushing() && ranks_per_node_env() != 1) CHECK(pushed > 0);
+}
+
+TEST_CASE("mpi: a pushed target is the caller's between wait() and the next start()") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(50, 60, 6, 7), BlockCyclic(1, np)};
+  const Layout dst{uniform(50, 60, 9, 5), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
+  auto b = node_shared_matrix<double>(dst, PackedTiles<>{}, comm);
+  Redistributor r(a, b, comm);
+  index_t bad = 0;
+  for (int round = 0; round < 5; ++round) {
+    // Each round the source changes and the target's owner overwrites its target right
+    // after the previous wait(); a sender that wrote before this rank's start() would be
+    // overwritten, one still writing after wait() would leave a mix.
+    a.for_each_element([&](ElementIndex e, double& v) { v = value_at<double>(e) + 1e6 * round; });
+    fill_sentinel(b);
+    r.start();
+    r.wait();
+    b.for_each_element(
+        [&](ElementIndex e, double& v) { bad += v != value_at<double>(e) + 1e6 * round; });
+  }
+  CHECK(sum(comm, bad) == 0);
+  CHECK(sum(comm, r.messages(Transport::push).first) == (pushing() ? intra_node(comm, r) : 0));
+}
+
+TEST_CASE("mpi: a receiver that does not start ends its pushers in the progress timeout") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  if (np < 2 || !pushing()) return;
+  const Layout src{uniform(64, 64, 8, 8), BlockCyclic(1, np)};
+  const Layout dst{uniform(64, 64, 8, 8), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), ScalapackColumnMajor<>> a(src, {}, comm.rank());
+  auto b = node_shared_matrix<double>(dst, ScalapackColumnMajor<>{}, comm);
+  for (const ProgressPolicy progress : {ProgressPolicy::caller, ProgressPolicy::thread}) {
+    CAPTURE(to_string(progress));
+    fill_source(a);
+    fill_sentinel(b);
+    ExecutionOptions o;
+    o.progress_timeout_seconds = 1.0;
+    o.progress = progress;
+    Redistributor r(a, b, comm, PlanOptions{}, o);
+    if (sum(comm, r.messages(Transport::push).first) == 0) return;  // ranks on several nodes
+    const int late = np - 1;
+    // The late rank starts 3 s late: its pushers wait for its "free" note and give up; when
+    // it comes, they write nothing more, and it gives up waiting for their "written" notes.
+    if (comm.rank() == late) std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::string what;
+    try {
+      r.start();
+      r.wait();
+    } catch (const progress_timeout_error& e) {
+      what = e.what();
+    }
+    CHECK(what.find("made no progress for 1 s") != std::string::npos);
+    if (comm.rank() != late)
+      CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);
+    comm.barrier();
+    CHECK(source_errors(a) == 0);  // the source is never written
+  }
+}
