@@ -71,7 +71,7 @@ struct Options {
   int repeat = 10;
   bool quick = false;
   bool scalapack = true;
-  bool shared = true;  ///< also run with the source in node-shared memory
+  bool shared = true;  ///< also run with the source, then the target, in node-shared memory
   std::string only;    ///< run only the cases whose name starts with this
 };
 
@@ -494,7 +494,8 @@ Variant run_pdgemr2d(const mpi::communicator& comm, const Options& o, const Case
 struct CaseVariants {
   bool tile = true;       ///< redist, TilePerAllocation storage
   bool scalapack = true;  ///< redist, ScalapackColumnMajor storage (+ pdgemr2d if enabled)
-  bool shared = true;     ///< redist, node-shared source (+ pdgemr2d_shared), if o.shared
+  bool shared = true;     ///< redist, node-shared source (+ pdgemr2d_shared), then node-shared
+                          ///< target (redist_push), if o.shared
   redist::ExecutionOptions exec;
 };
 
@@ -524,6 +525,14 @@ inline Result run_case(const mpi::communicator& comm, const Options& o, const Ca
       fill_source(c, a);
       res.variants.push_back(run_redist(comm, o, c, "redist_shared", a, b, nullptr, which.exec));
       if (o.scalapack) res.variants.push_back(run_pdgemr2d(comm, o, c, "pdgemr2d_shared", a, b));
+    }
+    if (o.shared && which.shared) {
+      // A private source, the target node-shared: each rank writes its peers' pieces
+      // straight into their targets (transport/push.hpp).
+      ScalapackMatrix a(ls, {}, comm.rank());
+      auto b = redist::node_shared_matrix<double>(lt, ScalapackStorage{}, comm);
+      fill_source(c, a);
+      res.variants.push_back(run_redist(comm, o, c, "redist_push", a, b, nullptr, which.exec));
     }
     if (which.tile) {
       TileMatrix a(ls, {}, comm.rank());

@@ -4,10 +4,12 @@
 /// phase of a memory bandwidth that drifts by 2-3x within minutes on this project's VMs,
 /// where two processes run one after the other (bench/floor_ab.py) do not. Block-cyclic
 /// matrices in ScaLAPACK storage (or `--storage tile`: a tile per allocation), the whole
-/// matrix moved.
+/// matrix moved; with `--target shared` the target in node-shared memory (node_shared.hpp:
+/// pushed into, transport/push.hpp, unless a setting forces another transport).
 ///
 ///   mpirun -np P build/bench/options_ab M N mb nb Ps Qs mb nb Pt Qt \
-///       --a "REDIST_X=1" --b "REDIST_X=0" [--pairs K] [--storage scalapack|tile]
+///       --a "REDIST_X=1" --b "REDIST_X=0" [--pairs K] [--storage scalapack|tile] \
+///       [--target private|shared]
 ///
 /// Each Redistributor reads the environment when it is built (ExecutionOptions::
 /// with_environment): A's variables are set, A is built, they are unset; then B's. Every
@@ -64,29 +66,33 @@ redist::Redistributor<Matrix, Matrix> built_with(const std::string& settings,
 /// A against B on matrices of type Matrix (ScaLAPACK storage, or a tile per allocation).
 template <class Matrix>
 int compare(const mpi::communicator& comm, const Case& c, const std::string& a_set,
-            const std::string& b_set, int pairs, const char* storage);
+            const std::string& b_set, int pairs, const char* storage, bool shared_target);
 
 int run(int argc, char** argv, const mpi::communicator& comm) {
   std::vector<std::string> pos;
-  std::string a_set, b_set, storage = "scalapack";
+  std::string a_set, b_set, storage = "scalapack", target = "private";
   int pairs = 20;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if ((k == "--a" || k == "--b" || k == "--pairs" || k == "--storage") && i + 1 < argc) {
+    if ((k == "--a" || k == "--b" || k == "--pairs" || k == "--storage" || k == "--target") &&
+        i + 1 < argc) {
       const std::string v = argv[++i];
       if (k == "--a") a_set = v;
       if (k == "--b") b_set = v;
       if (k == "--pairs") pairs = std::stoi(v);
       if (k == "--storage") storage = v;
+      if (k == "--target") target = v;
     } else {
       pos.push_back(k);
     }
   }
-  if (pos.size() != 10 || pairs < 1 || (storage != "scalapack" && storage != "tile")) {
+  if (pos.size() != 10 || pairs < 1 || (storage != "scalapack" && storage != "tile") ||
+      (target != "private" && target != "shared")) {
     if (comm.rank() == 0)
       std::fprintf(stderr,
                    "usage: options_ab M N mb nb Ps Qs mb nb Pt Qt --a \"VAR=V ...\" --b \"VAR=V "
-                   "...\" [--pairs K >= 1] [--storage scalapack|tile]\n");
+                   "...\" [--pairs K >= 1] [--storage scalapack|tile] [--target "
+                   "private|shared]\n");
     return 2;
   }
   Case c;
@@ -95,15 +101,19 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
   c.ps = std::stoi(pos[4]), c.qs = std::stoi(pos[5]);
   c.mbt = std::stoll(pos[6]), c.nbt = std::stoll(pos[7]);
   c.pt = std::stoi(pos[8]), c.qt = std::stoi(pos[9]);
-  if (storage == "tile") return compare<TileMatrix>(comm, c, a_set, b_set, pairs, "tile storage");
-  return compare<ScalapackMatrix>(comm, c, a_set, b_set, pairs, "ScaLAPACK storage");
+  const bool shared = target == "shared";
+  if (storage == "tile")
+    return compare<TileMatrix>(comm, c, a_set, b_set, pairs, "tile storage", shared);
+  return compare<ScalapackMatrix>(comm, c, a_set, b_set, pairs, "ScaLAPACK storage", shared);
 }
 
 template <class Matrix>
 int compare(const mpi::communicator& comm, const Case& c, const std::string& a_set,
-            const std::string& b_set, int pairs, const char* storage) {
+            const std::string& b_set, int pairs, const char* storage, bool shared_target) {
   Matrix src(source_layout(c), {}, comm.rank());
-  Matrix dst(target_layout(c), {}, comm.rank());
+  Matrix dst = shared_target ? redist::node_shared_matrix<double>(
+                                   target_layout(c), typename Matrix::placement_type{}, comm)
+                             : Matrix(target_layout(c), {}, comm.rank());
   fill_source(c, src);
   auto ra = built_with(a_set, comm, src, dst, c);
   auto rb = built_with(b_set, comm, src, dst, c);
@@ -132,10 +142,12 @@ int compare(const mpi::communicator& comm, const Case& c, const std::string& a_s
   }
   if (comm.rank() == 0) {
     std::printf(
-        "options_ab: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %s, %d ranks, %d pairs\n",
+        "options_ab: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %s, %s target, %d ranks, "
+        "%d pairs\n",
         static_cast<long long>(c.M), static_cast<long long>(c.N), static_cast<long long>(c.mbs),
         static_cast<long long>(c.nbs), c.ps, c.qs, static_cast<long long>(c.mbt),
-        static_cast<long long>(c.nbt), c.pt, c.qt, storage, comm.size(), pairs);
+        static_cast<long long>(c.nbt), c.pt, c.qt, storage,
+        shared_target ? "node-shared" : "private", comm.size(), pairs);
     std::printf("  A [%s]  median %.4f s\n  B [%s]  median %.4f s\n", a_set.c_str(), median_of(ta),
                 b_set.c_str(), median_of(tb));
     std::printf("  B / A  median of pairs %.3f, B faster in %d of %d pairs%s\n", median_of(ratio),

@@ -40,6 +40,7 @@ void print_row(const Result& r) {
   const Variant* m = r.find("redist_shared");
   const Variant* p = r.find("pdgemr2d");
   const Variant* pm = r.find("pdgemr2d_shared");
+  const Variant* push = r.find("redist_push");
   long bad = 0;
   for (const auto& v : r.variants) bad += v.mismatches;
   // Each redist variant against pdgemr2d on the same kind of memory.
@@ -66,6 +67,9 @@ void print_row(const Result& r) {
         "%.0f %% (shared) of it; pdgemr2d takes %.1fx it (%.1fx shared)\n",
         r.floor, floor_pct(r, t), floor_pct(r, s), floor_pct(r, m),
         p ? p->timing.median() / r.floor : NAN, pm ? pm->timing.median() / r.floor : NAN);
+    if (push)
+      std::printf("    node-shared target (pushed): %s s, %.2fx pdgemr2d, %.0f %% of the floor\n",
+                  med_best(push).c_str(), spd(push, p), floor_pct(r, push));
   }
   std::fflush(stdout);
 }

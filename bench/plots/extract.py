@@ -16,11 +16,11 @@ def var(c, name, key):
 std = load("standard")
 if std:
     with open(os.path.join(out, "standard.dat"), "w") as f:
-        f.write("# case redist_tile redist_scalapack pdgemr2d eq4 redist_shared (median seconds)\n")
+        f.write("# case redist_tile redist_scalapack pdgemr2d eq4 redist_shared redist_push (median seconds)\n")
         for c in std["cases"]:
-            f.write('"%s" %g %g %g %g %g\n' % (c["name"].split()[0], var(c, "redist_tile", "median"),
+            f.write('"%s" %g %g %g %g %g %g\n' % (c["name"].split()[0], var(c, "redist_tile", "median"),
                     var(c, "redist_scalapack", "median"), var(c, "pdgemr2d", "median"), c["eq4_seconds"],
-                    var(c, "redist_shared", "median")))
+                    var(c, "redist_shared", "median"), var(c, "redist_push", "median")))
 
 cat = load("categories")
 if cat:

@@ -10,5 +10,6 @@ set key left top
 plot dat.'/standard.dat' using 2:xtic(1) title "redist (tile storage)", \
      '' using 3 title "redist (ScaLAPACK storage)", \
      '' using 6 title "redist (ScaLAPACK storage, node-shared source)", \
+     '' using 7 title "redist (ScaLAPACK storage, node-shared target: pushed)", \
      '' using 4 title "pdgemr2d", \
      '' using 5 title "Eq. (4) time"
