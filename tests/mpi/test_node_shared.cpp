@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include "mpi_test_support.hpp"
+#include "node_shared_moves.hpp"
 
 namespace {
 
@@ -38,58 +39,7 @@ void check_all_direct(const RunReport& rep) {
 }  // namespace
 
 TEST_CASE("mpi: node-shared source, every message read in place") {
-  const boost::mpi::communicator comm;
-  const int np = comm.size();
-  const auto [P, Q] = near_square_grid(np);
-  SUBCASE("block-cyclic, tile storage -> ScaLAPACK storage, sub-region") {
-    const Layout src{uniform(97, 83, 9, 7), BlockCyclic(P, Q)};
-    const Layout dst{uniform(90, 101, 8, 11), BlockCyclic(Q, P, 1, 1, GridCoord{0, P - 1})};
-    const Region region{{61, 57}, {13, 5}, {20, 31}};
-    const RunReport rep = check_redistribution<double>(
-        comm, src, TilePerAllocation<>{}, dst, ScalapackColumnMajor<>{}, region, shared_source());
-    CHECK(rep.ok);
-    CHECK(rep.checked == 90 * 101);
-    check_all_direct(rep);
-    if (np > 1) CHECK(rep.messages > 0);
-  }
-  SUBCASE("ScaLAPACK storage with padding -> packed tiles, irregular target") {
-    const Layout src{uniform(64, 48, 5, 6), BlockCyclic(1, np)};
-    const Layout dst{Tiling{IrregularAxis({0, 1, 9, 20, 33, 50, 64}), IrregularAxis({0, 17, 48})},
-                     RandomDistribution(np, 5)};
-    const RunReport rep =
-        check_redistribution<float>(comm, src, ScalapackColumnMajor<>{70}, dst, PackedTiles<>{},
-                                    Region::whole({64, 48}), shared_source());
-    CHECK(rep.ok);
-    check_all_direct(rep);
-  }
-  SUBCASE("random owners, complex elements, several batches, async, repeated") {
-    RunOptions o = shared_source();
-    o.plan.batch = 1;
-    o.async = true;
-    o.repeats = 3;
-    const Layout src{uniform(40, 55, 4, 5), RandomDistribution(np, 17)};
-    const Layout dst{uniform(40, 55, 7, 3), RandomDistribution(np, 23)};
-    const RunReport rep = check_redistribution<std::complex<double>>(
-        comm, src, TilePerAllocation<>{}, dst, TilePerAllocation<>{},
-        Region{{33, 41}, {7, 14}, {0, 2}}, o);
-    CHECK(rep.ok);
-    CHECK(rep.batches > 1);
-    check_all_direct(rep);
-  }
-  SUBCASE("gather to one rank and scatter back") {
-    const Layout spread{uniform(30, 30, 4, 4), BlockCyclic(P, Q)};
-    const Layout one{uniform(30, 30, 30, 30), BlockCyclic(1, 1)};
-    const RunReport gather = check_redistribution<double>(comm, spread, TilePerAllocation<>{}, one,
-                                                          TilePerAllocation<>{},
-                                                          Region::whole({30, 30}), shared_source());
-    CHECK(gather.ok);
-    check_all_direct(gather);
-    const RunReport scatter =
-        check_redistribution<double>(comm, one, ScalapackColumnMajor<>{}, spread, PackedTiles<>{},
-                                     Region::whole({30, 30}), shared_source());
-    CHECK(scatter.ok);
-    check_all_direct(scatter);
-  }
+  node_shared_moves(boost::mpi::communicator{}, shared_source(), check_all_direct);
 }
 
 TEST_CASE("mpi: node-shared source may change right after wait()") {

@@ -6,10 +6,8 @@
 // transform that scales, a policy that forces another transport, every message point to
 // point (REDIST_TEST_EXPECT_TRANSPORT). A receiver that does not start ends every rank in the
 // progress timeout's error, as a dead link does.
-#include <chrono>
 #include <complex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/mpi/collectives.hpp>
@@ -19,7 +17,9 @@
 
 #include <doctest/doctest.h>
 
+#include "late_rank.hpp"
 #include "mpi_test_support.hpp"
+#include "node_shared_moves.hpp"
 #include "random_cases.hpp"
 
 namespace {
@@ -63,42 +63,9 @@ TEST_CASE("mpi: node-shared target, every message pushed") {
   const boost::mpi::communicator comm;
   const int np = comm.size();
   const auto [P, Q] = near_square_grid(np);
-  SUBCASE("block-cyclic, tile storage -> ScaLAPACK storage, sub-region") {
-    const Layout src{uniform(97, 83, 9, 7), BlockCyclic(P, Q)};
-    const Layout dst{uniform(90, 101, 8, 11), BlockCyclic(Q, P, 1, 1, GridCoord{0, P - 1})};
-    const Region region{{61, 57}, {13, 5}, {20, 31}};
-    const RunReport rep = check_redistribution<double>(
-        comm, src, TilePerAllocation<>{}, dst, ScalapackColumnMajor<>{}, region, shared_target());
-    CHECK(rep.ok);
-    CHECK(rep.checked == 90 * 101);
-    check_all_pushed(rep);
-    if (np > 1) CHECK(rep.messages > 0);
-  }
-  SUBCASE("ScaLAPACK storage with padding -> packed tiles, irregular target") {
-    const Layout src{uniform(64, 48, 5, 6), BlockCyclic(1, np)};
-    const Layout dst{Tiling{IrregularAxis({0, 1, 9, 20, 33, 50, 64}), IrregularAxis({0, 17, 48})},
-                     RandomDistribution(np, 5)};
-    const RunReport rep =
-        check_redistribution<float>(comm, src, ScalapackColumnMajor<>{70}, dst, PackedTiles<>{},
-                                    Region::whole({64, 48}), shared_target());
-    CHECK(rep.ok);
-    check_all_pushed(rep);
-  }
-  SUBCASE("random owners, complex elements, several batches, async, repeated") {
-    // Several messages between one pair: their "written" notes name them by ordinal.
-    RunOptions o = shared_target();
-    o.plan.batch = 1;
-    o.async = true;
-    o.repeats = 3;
-    const Layout src{uniform(40, 55, 4, 5), RandomDistribution(np, 17)};
-    const Layout dst{uniform(40, 55, 7, 3), RandomDistribution(np, 23)};
-    const RunReport rep = check_redistribution<std::complex<double>>(
-        comm, src, TilePerAllocation<>{}, dst, TilePerAllocation<>{},
-        Region{{33, 41}, {7, 14}, {0, 2}}, o);
-    CHECK(rep.ok);
-    CHECK(rep.batches > 1);
-    check_all_pushed(rep);
-  }
+  // The node-shared moves of every kind of memory; several messages between one pair of
+  // ranks, in different batches, whose "written" notes name them by ordinal.
+  node_shared_moves(comm, shared_target(), check_all_pushed);
   SUBCASE("small ring slots: many small chunks a message, columns cut") {
     RunOptions o = shared_target();
     o.execution.ring_slots = 2;
@@ -133,20 +100,6 @@ TEST_CASE("mpi: node-shared target, every message pushed") {
                                      ScalapackColumnMajor<>{}, Region::whole({64, 64}), o);
     CHECK(rep.ok);
     check_all_pushed(rep);
-  }
-  SUBCASE("gather to one rank and scatter back") {
-    const Layout spread{uniform(30, 30, 4, 4), BlockCyclic(P, Q)};
-    const Layout one{uniform(30, 30, 30, 30), BlockCyclic(1, 1)};
-    const RunReport gather = check_redistribution<double>(comm, spread, TilePerAllocation<>{}, one,
-                                                          TilePerAllocation<>{},
-                                                          Region::whole({30, 30}), shared_target());
-    CHECK(gather.ok);
-    check_all_pushed(gather);
-    const RunReport scatter =
-        check_redistribution<double>(comm, one, ScalapackColumnMajor<>{}, spread, PackedTiles<>{},
-                                     Region::whole({30, 30}), shared_target());
-    CHECK(scatter.ok);
-    check_all_pushed(scatter);
   }
 }
 
@@ -295,21 +248,8 @@ TEST_CASE("mpi: a receiver that does not start ends its pushers in the progress 
     o.progress = progress;
     Redistributor r(a, b, comm, PlanOptions{}, o);
     if (sum(comm, r.messages(Transport::push).first) == 0) return;  // ranks on several nodes
-    const int late = np - 1;
-    // The late rank starts 3 s late: its pushers wait for its "free" note and give up; when
-    // it comes, they write nothing more, and it gives up waiting for their "written" notes.
-    if (comm.rank() == late) std::this_thread::sleep_for(std::chrono::seconds(3));
-    std::string what;
-    try {
-      r.start();
-      r.wait();
-    } catch (const progress_timeout_error& e) {
-      what = e.what();
-    }
-    CHECK(what.find("made no progress for 1 s") != std::string::npos);
-    if (comm.rank() != late)
-      CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);
-    comm.barrier();
-    CHECK(source_errors(a) == 0);  // the source is never written
+    // The late rank's pushers wait for its "free" note and give up; when it comes, they
+    // write nothing more, and it gives up waiting for their "written" notes.
+    check_late_rank_times_out(comm, r, a, np - 1);
   }
 }
