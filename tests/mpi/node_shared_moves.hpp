@@ -5,7 +5,8 @@
 // storage, padded ScaLAPACK storage into packed irregular tiles, random owners with complex
 // elements in several batches, async and repeated, and a gather to one rank with the
 // scatter back. Every target element is checked (check_redistribution); `check(rep)` says
-// which transport must have carried the messages.
+// which transport must have carried the messages. And rounds in which the node-shared
+// memory changes between wait() and the next start().
 #include <complex>
 
 #include <boost/mpi/communicator.hpp>
@@ -73,6 +74,24 @@ void node_shared_moves(const boost::mpi::communicator& comm, const RunOptions& s
     CHECK(scatter.ok);
     check(scatter);
   }
+}
+
+/// Five executions of r from a to b, each after the source changed and the target was
+/// overwritten right after the previous wait(): a peer still at work on node-shared memory
+/// after wait(), or one at work before start(), leaves a mix. Returns this rank's wrong
+/// target elements.
+template <class R, class A, class B>
+index_t wrong_in_changing_rounds(R& r, A& a, B& b) {
+  index_t bad = 0;
+  for (int round = 0; round < 5; ++round) {
+    a.for_each_element([&](ElementIndex e, double& v) { v = value_at<double>(e) + 1e6 * round; });
+    fill_sentinel(b);
+    r.start();
+    r.wait();
+    b.for_each_element(
+        [&](ElementIndex e, double& v) { bad += v != value_at<double>(e) + 1e6 * round; });
+  }
+  return bad;
 }
 
 }  // namespace redist::test

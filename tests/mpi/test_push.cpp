@@ -215,18 +215,7 @@ TEST_CASE("mpi: a pushed target is the caller's between wait() and the next star
   TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
   auto b = node_shared_matrix<double>(dst, PackedTiles<>{}, comm);
   Redistributor r(a, b, comm);
-  index_t bad = 0;
-  for (int round = 0; round < 5; ++round) {
-    // Each round the source changes and the target's owner overwrites its target right
-    // after the previous wait(); a sender that wrote before this rank's start() would be
-    // overwritten, one still writing after wait() would leave a mix.
-    a.for_each_element([&](ElementIndex e, double& v) { v = value_at<double>(e) + 1e6 * round; });
-    fill_sentinel(b);
-    r.start();
-    r.wait();
-    b.for_each_element(
-        [&](ElementIndex e, double& v) { bad += v != value_at<double>(e) + 1e6 * round; });
-  }
+  const index_t bad = wrong_in_changing_rounds(r, a, b);
   CHECK(sum(comm, bad) == 0);
   CHECK(sum(comm, r.messages(Transport::push).first) == (pushing() ? intra_node(comm, r) : 0));
 }
