@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include <redist/copy/host_primitives.hpp>
 #include <redist/error.hpp>
 #include <redist/node_shared.hpp>
 #include <redist/transport/link.hpp>
@@ -89,8 +90,11 @@ class Push {
 
   void post_receives(std::size_t) {}  // posted for the whole execution at begin()
   void ship(std::size_t) {}           // a Send wrote its chunk where it belongs
-  /// Every chunk of sent message m is in the receiver's target: it may read it.
+  /// Every chunk of sent message m is in the receiver's target: it may read it. The Sends'
+  /// streamed stores are fenced first: a pushed copy streams where the target does, which
+  /// the loop's fence before ship() does not follow (it fences the packs' choice).
   void shipped(std::size_t m) {
+    redist::detail::streaming_fence();
     for (const auto& w : windows_) w->publish();
     const int peer = link_->messages.sent(m).peer;
     link_->requests->post_send(link_->comm.isend(peer, push_written_tag, &ordinal_out_[m], 1),
