@@ -10,7 +10,8 @@
 ///                     (pushed messages' targets described once cut: push_targets.hpp)
 ///   4. buffers        laid out for those transports       transport/message_buffers.hpp
 ///                     (messages read in place on a device re-cut whole: one chunk each;
-///                     the node window's cut to its ring slots: transport/ring_slots.hpp)
+///                     the node window's and pushed ones cut to ring slots:
+///                     engine/ring_cut.hpp)
 ///   5. task graph     built once, with the transports     task_graph.hpp
 ///                     (and the step order's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
@@ -35,7 +36,6 @@
 #include <boost/mpi/operations.hpp>
 
 #include <redist/collective/collectively.hpp>
-#include <redist/detail/cpu_caches.hpp>
 #include <redist/detail/stopwatch.hpp>
 #include <redist/engine/bound_copies.hpp>
 #include <redist/engine/chunking.hpp>
@@ -44,6 +44,7 @@
 #include <redist/engine/node_schedule.hpp>
 #include <redist/engine/pack_followers.hpp>
 #include <redist/engine/progress_thread.hpp>
+#include <redist/engine/ring_cut.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
@@ -182,72 +183,6 @@ class Wired {
     }
   }
 
-  /// Slots of a ring and their bytes (transport/ring_slots.hpp); 0 slots: no ring. The
-  /// bytes from the caches are agreed as the smallest over the ranks (collective, when the
-  /// agreed options leave them automatic).
-  std::pair<index_t, index_t> ring_size(const NodeMap& nodes) const {
-    const index_t slots = !node_transports()        ? 0
-                          : options_.ring_slots < 0 ? transport::default_ring_slots
-                                                    : options_.ring_slots;
-    if (slots == 0) return {0, 0};
-    if (options_.ring_slot_bytes > 0) return {slots, options_.ring_slot_bytes};
-    const index_t here =
-        transport::automatic_slot_bytes(redist::detail::cpu_caches(), nodes.node_size(), slots);
-    return {slots, boost::mpi::all_reduce(comm_, here, boost::mpi::minimum<index_t>())};
-  }
-
-  /// The node window's messages re-cut so that no chunk exceeds a ring slot (a member
-  /// cut between its columns where needed), and their rings laid out; pushed messages
-  /// are cut alike, so that the local parts that follow their Sends read a slot's columns.
-  /// Sender and receiver know alike which messages go through the window or are pushed,
-  /// so they cut alike.
-  template <class Limit>
-  transport::RingSlots cut_for_rings(Chunkings& chunks, const transport::TransportChoice<T>& choice,
-                                     const Limit& limit, const NodeMap& nodes) {
-    const auto [slots, slot_bytes] = ring_size(nodes);
-    if (slots == 0) return {};
-    const index_t slot_elements =
-        std::max<index_t>(1, slot_bytes / static_cast<index_t>(sizeof(T)));
-    const auto cut = [&](const FamilyList& d, const std::vector<Transport>& how) {
-      const auto ringed = [&d, &how](const Message& msg) {
-        const Transport t = how[static_cast<std::size_t>(&msg - d.messages.data())];
-        return t == Transport::shared_window || t == Transport::push;
-      };
-      return cut_chunks(
-          plan_, d,
-          [&](const Message& msg) {
-            return ringed(msg) ? std::min(limit(msg), slot_elements) : limit(msg);
-          },
-          ringed);
-    };
-    const auto any = [](const std::vector<Transport>& how) {
-      return std::any_of(how.begin(), how.end(), [](Transport t) {
-        return t == Transport::shared_window || t == Transport::push;
-      });
-    };
-    if (any(choice.send)) chunks.send = cut(plan_.send, choice.send);
-    if (any(choice.recv)) chunks.recv = cut(plan_.recv, choice.recv);
-    if (any(choice.send) || any(choice.recv)) {
-      // Local parts of a slot each, with a poll after each (poll_elements): a local part
-      // of a whole chunk let a peer fill its ring and wait; with 128 KiB slots, case a
-      // with op t took 1.7x as long. Where they follow packs, held within a slot (a member
-      // cut between its columns) like the ring's chunks, so that a part reads the columns
-      // of one chunk, not of the next dozen (a member of case a is 100 columns, 3.2 MB).
-      poll_elements_ = std::min(local_part_elements(), slot_elements);
-      const bool follow = following_packs();
-      const index_t part = poll_elements_;
-      chunks.local = cut_chunks(
-          plan_, plan_.local, [part](const Message&) { return part; },
-          [follow](const Message&) { return follow; });
-    }
-    std::vector<bool> ring(plan_.send.messages.size());
-    for (std::size_t m = 0; m < ring.size(); ++m)
-      ring[m] = choice.send[m] == Transport::shared_window;
-    const int me = nodes.rank_in_node[static_cast<std::size_t>(comm_.rank())];
-    return transport::lay_out_rings(plan_.send, chunks.send, ring, nodes.rank_in_node, me,
-                                    nodes.node_size(), slots, sizeof(T));
-  }
-
   /// Messages read in place on a device become one chunk each: readable at once, they
   /// have no packing, staging or MPI to pace, and a chunk costs the device about a launch
   /// (bench/README.md, "Device"). Sender and receiver know the message's transport alike,
@@ -373,7 +308,12 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
   transport::TransportChoice<T> choice = choose_transports(*sides, chunks);
   read_whole_messages(chunks, choice, chunk_limit);
   poll_elements_ = chunk_elements();
-  const transport::RingSlots rings = cut_for_rings(chunks, choice, chunk_limit, nodes);
+  const RingCut cut =
+      cut_for_rings(plan_, chunks, choice.send, choice.recv, chunk_limit,
+                    ring_size(options_, node_transports(), nodes, comm_), local_part_elements(),
+                    following_packs(), nodes, comm_.rank(), sizeof(T));
+  if (cut.poll_elements > 0) poll_elements_ = cut.poll_elements;
+  const transport::RingSlots& rings = cut.rings;
   describe_push_targets(*sides, chunks, choice);
   link_.ring = rings.slots > 0;
   lay_out_buffers(choice, rings);
