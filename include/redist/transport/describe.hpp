@@ -61,10 +61,15 @@ struct TransportChoice {
   /// refusal); empty otherwise.
   std::string cross_memory_refused;
   /// Pushed messages (transport/push.hpp, transport/push_targets.hpp): per sent message the
-  /// receiver's part of the window that holds its target (null: not pushed); the windows
-  /// of the targets written here or from here; per sent message, the receiver's target
-  /// segments in binding order (described once the chunks are final).
-  std::vector<char*> push_base;
+  /// receiver's part of the window that holds its target, per received message this
+  /// rank's (null: not pushed); the windows of the targets written here or from here; per
+  /// sent message, the receiver's target segments in binding order (described once the
+  /// chunks are final).
+  struct WindowPart {
+    char* base = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::vector<WindowPart> push_part, own_part;
   std::vector<std::shared_ptr<redist::detail::NodeWindow>> push_windows;
   std::vector<std::vector<std::pair<T*, index_t>>> targets;
 };

@@ -83,9 +83,9 @@ void add_push_window(TransportChoice<T>& choice, std::shared_ptr<redist::detail:
 }  // namespace detail
 
 /// Step 1: marks the messages whose target lies in a node-shared window their sender maps,
-/// pushed at both ends (choice.send and choice.recv), and fills choice.push_base and
-/// choice.push_windows. `received`: the received messages' chunks; `on_node`: per rank,
-/// whether it shares this node. Collective over the ranks of this node that exchange
+/// pushed at both ends (choice.send and choice.recv), and fills choice.push_part,
+/// choice.own_part and choice.push_windows. `received`: the received messages' chunks; `on_node`:
+/// per rank, whether it shares this node. Collective over the ranks of this node that exchange
 /// messages; every rank calls it or none (an agreed choice).
 /// @throws communication_error if a receiver's window is not mapped here.
 template <class T, class Target>
@@ -93,7 +93,8 @@ void agree_pushes(const boost::mpi::communicator& comm, const Plan& plan, const 
                   const std::vector<bool>& on_node, const Target& target,
                   TransportChoice<T>& choice) {
   using Head = std::array<std::int64_t, 3>;
-  choice.push_base.assign(plan.send.messages.size(), nullptr);
+  choice.push_part.assign(plan.send.messages.size(), {});
+  choice.own_part.assign(plan.recv.messages.size(), {});
   std::vector<Head> head_in(plan.send.messages.size()), head_out(plan.recv.messages.size());
   std::vector<boost::mpi::request> requests;
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
@@ -108,6 +109,7 @@ void agree_pushes(const boost::mpi::communicator& comm, const Plan& plan, const 
     if (msg.count > 0 && detail::describable(detail::segments_in(plan.recv, msg)))
       if (auto w = detail::target_window<T>(comm, plan, received, m, target)) {
         head_out[m] = {1, static_cast<std::int64_t>(w->id()), w->node_rank()};
+        choice.own_part[m] = {w->base(w->node_rank()), w->bytes(w->node_rank())};
         choice.recv[m] = Transport::push;
         detail::add_push_window(choice, std::move(w));
       }
@@ -121,7 +123,8 @@ void agree_pushes(const boost::mpi::communicator& comm, const Plan& plan, const 
     if (!w || head_in[m][2] < 0 || head_in[m][2] >= w->node_size())
       throw communication_error(redist::detail::describe(
           "node-shared target memory of a peer is not mapped here", "peer", peer));
-    choice.push_base[m] = w->base(static_cast<int>(head_in[m][2]));
+    const int part = static_cast<int>(head_in[m][2]);
+    choice.push_part[m] = {w->base(part), w->bytes(part)};
     choice.send[m] = Transport::push;
     detail::add_push_window(choice, std::move(w));
   }
@@ -161,19 +164,14 @@ void describe_push_targets(const boost::mpi::communicator& comm, const Plan& pla
   for (std::size_t m = 0; m < plan.recv.messages.size(); ++m) {
     if (choice.recv[m] != Transport::push) continue;
     const int peer = plan.recv.messages[m].peer;
-    const char* base = nullptr;
-    engine::for_each_message_segment(
-        plan, plan.recv, received, m, [&](index_t part, const Piece& r, const Piece& col) {
-          const auto [p, ld] = target(part, r, col);
-          const char* at = reinterpret_cast<const char*>(p);
-          if (!base) {  // our part of the window that holds the target
-            const auto w = redist::detail::NodeWindow::find(at, sizeof(T));
-            base = w->base(w->node_rank());
-          }
-          out[m].push_back(at - base);
-          out[m].push_back(ld);
-          return true;
-        });
+    const char* base = choice.own_part[m].base;
+    engine::for_each_message_segment(plan, plan.recv, received, m,
+                                     [&](index_t part, const Piece& r, const Piece& col) {
+                                       const auto [p, ld] = target(part, r, col);
+                                       out[m].push_back(reinterpret_cast<const char*>(p) - base);
+                                       out[m].push_back(ld);
+                                       return true;
+                                     });
     words(static_cast<index_t>(out[m].size() / 2), peer);
     requests.push_back(
         comm.isend(peer, push_describe_tag, out[m].data(), static_cast<int>(out[m].size())));
@@ -182,19 +180,15 @@ void describe_push_targets(const boost::mpi::communicator& comm, const Plan& pla
   for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
     if (choice.send[m] != Transport::push) continue;
     const int peer = plan.send.messages[m].peer;
-    // The receiver's part: the window of push_base, found among those mapped.
-    std::size_t part_bytes = 0;
-    for (const auto& w : choice.push_windows)
-      for (int r = 0; r < w->node_size(); ++r)
-        if (w->base(r) == choice.push_base[m]) part_bytes = w->bytes(r);
+    const auto [base, bytes] = choice.push_part[m];
     auto& list = choice.targets[m];
     list.reserve(in[m].size() / 2);
     for (std::size_t i = 0; i + 1 < in[m].size(); i += 2) {
       const std::int64_t offset = in[m][i], ld = in[m][i + 1];
-      if (ld < 1 || offset < 0 || static_cast<std::size_t>(offset) >= part_bytes)
+      if (ld < 1 || offset < 0 || static_cast<std::size_t>(offset) >= bytes)
         throw communication_error(redist::detail::describe(
             "a peer described a target segment outside its node-shared window", "peer", peer));
-      list.emplace_back(reinterpret_cast<T*>(choice.push_base[m] + offset), ld);
+      list.emplace_back(reinterpret_cast<T*>(base + offset), ld);
     }
   }
 }
