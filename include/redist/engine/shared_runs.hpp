@@ -1,0 +1,58 @@
+#pragma once
+/// @file engine/shared_runs.hpp
+/// The runs already bound into a copy pool, shared between the slices whose rows are the
+/// same (engine/bind_copies.hpp looks them up before binding a slice's runs), and how a
+/// binding cuts them for a device or the host.
+
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <redist/copy/strided_copy.hpp>
+#include <redist/index.hpp>
+
+namespace redist::engine {
+
+/// The runs of a slice whose sides separate depend on its families' rows and its two sides,
+/// not on its column members: slices whose families have the same rows at the same places
+/// between the same sides share them in the pool, whichever message or batch they are in.
+/// Without sharing, every slice of a message listed every row member again (1 x 1 tiles at
+/// 16384^2: 256 slices a message, 8192 runs each), and every batch its messages' again.
+///
+/// A device and the host want copies cut differently (`for_device`): there a warp takes a
+/// run, and short runs or small copies leave the device idle.
+/// - The row pieces of a copy come family by family, and family k holds every period's
+///   k-th piece. Pieces that continue each other on both sides merge into one run only when
+///   taken in target order, as a device wants. The host keeps the families' order: its
+///   streaming stores ran faster into interleaved pieces than into one long run
+///   (bench/README.md, "Device copies").
+/// - A peer's source read in place binds one copy a slice where its segments separate
+///   (engine/separated_source.hpp), as a device wants; the host binds it segment by segment.
+class SharedRuns {
+ public:
+  explicit SharedRuns(bool for_device = false) : for_device_(for_device) {}
+  bool target_order() const { return for_device_; }
+  bool separates_peer_sources() const { return for_device_; }
+  /// (the slice's rows: per family its part, row group, first member, members and row
+  /// offset from the first family; source base and ld; target base and ld); a message
+  /// buffer is (null, 0).
+  using Key = std::tuple<std::vector<index_t>, const void*, index_t, const void*, index_t>;
+  /// (first run, runs) bound for `key`, or null.
+  const std::pair<index_t, index_t>* find(const Key& key) const {
+    const auto it = runs_.find(key);
+    return it == runs_.end() ? nullptr : &it->second;
+  }
+  void add(Key key, index_t first, index_t count) {
+    runs_.emplace(std::move(key), std::pair{first, count});
+  }
+  /// Room for one copy's row pieces before they become runs, kept between slices.
+  std::vector<RowRun>& scratch() { return scratch_; }
+
+ private:
+  std::map<Key, std::pair<index_t, index_t>> runs_;
+  std::vector<RowRun> scratch_;
+  bool for_device_ = false;
+};
+
+}  // namespace redist::engine
