@@ -79,6 +79,20 @@ TEST_CASE("mpi: node-shared target, every message pushed") {
     CHECK(rep.ok);
     check_all_pushed(rep);
   }
+  SUBCASE("streamed stores, stitched: runs of 10 that meet mid-line in both targets") {
+    // Case a's pattern (each source column split between the ranks' targets) with streaming
+    // forced: the push and the local part it sweeps store stitched (engine/stitched_runs.hpp).
+    RunOptions o = shared_target();
+    o.execution.streaming = Toggle::on;
+    const Layout src{uniform(230, 70, 48, 16), BlockCyclic(1, np)};
+    const Layout dst{uniform(230, 70, 10, 10), BlockCyclic(np, 1)};
+    for (const Region& region : {Region::whole({230, 70}), Region{{171, 33}, {5, 7}, {41, 30}}}) {
+      const RunReport rep = check_redistribution<double>(comm, src, ScalapackColumnMajor<>{}, dst,
+                                                         ScalapackColumnMajor<>{}, region, o);
+      CHECK(rep.ok);
+      check_all_pushed(rep);
+    }
+  }
   SUBCASE("no rings: chunks of ExecutionOptions::chunk_bytes") {
     RunOptions o = shared_target();
     o.execution.ring_slots = 0;

@@ -168,6 +168,22 @@ TEST_CASE("fused sweeps: streaming stores into the target write the same element
   CHECK(x.errors_after_sweeping_all(1.0) == 0);
 }
 
+TEST_CASE("fused sweeps: stitched stores (a push's) write the same elements") {
+  // The pack's runs of 25 doubles continue each other in its buffer, meeting mid-line, as a
+  // push's do in the peer's target; the parts' runs leave gaps between them.
+  for (const bool parts_too : {false, true}) {
+    Case x;
+    for (auto& c : x.send.copies) c.streaming = c.stitched = true;
+    if (parts_too)
+      for (auto& c : x.local.copies) c.streaming = c.stitched = true;
+    CHECK(x.errors_after_sweeping_all(1.0) == 0);
+  }
+  Case split(true);  // three copies merged a column, each stitched on its own
+  for (auto* pool : {&split.send, &split.local})
+    for (auto& c : pool->copies) c.streaming = c.stitched = true;
+  CHECK(split.errors_after_sweeping_all(1.0) == 0);
+}
+
 TEST_CASE("fused sweeps: nothing follows, nothing sweeps") {
   Case x;
   const FusedSweeps<double> none(x.send, x.packs, x.local, x.parts,

@@ -15,6 +15,7 @@
 #include <redist/copy/element_op.hpp>
 #include <redist/copy/host_primitives.hpp>
 #include <redist/copy/host_transpose.hpp>
+#include <redist/copy/stitched_stores.hpp>
 #include <redist/copy/strided_copy.hpp>
 #include <redist/index.hpp>
 
@@ -68,6 +69,12 @@ inline void copy_one_column(const StridedCopy<T>& c, const RowRun* runs, const T
                             Put put) {
   const index_t step = c.src_row_step();
   const index_t end = c.run_first + c.runs;
+  if (std::is_same_v<Put, Assign> && step == 1 && c.stitched) {
+    StitchedStores stores;
+    for (index_t r = c.run_first; r < end; ++r)
+      stores.put(d + runs[r].dst, s + runs[r].src, runs[r].length);
+    return;
+  }
   if (std::is_same_v<Put, Assign> && step == 1) {
     for (index_t r = c.run_first; r < end; ++r)
       put_run(d + runs[r].dst, s + runs[r].src, runs[r].length, c.streaming, put);

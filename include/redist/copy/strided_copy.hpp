@@ -53,6 +53,7 @@ struct StridedCopy {
   index_t member_first = 0, members = 0;
   index_t col_len = 0;      ///< columns per member
   bool streaming = false;   ///< host: streaming stores (copy/host_primitives.hpp)
+  bool stitched = false;    ///< host, streaming: runs stitched (copy/stitched_stores.hpp)
   bool transposed = false;  ///< source read transposed (see the file comment)
 
   KOKKOS_INLINE_FUNCTION index_t columns() const { return members * col_len; }

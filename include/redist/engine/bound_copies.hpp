@@ -28,6 +28,7 @@
 #include <redist/engine/fused_sweeps.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/engine/pack_followers.hpp>
+#include <redist/engine/stitched_runs.hpp>
 #include <redist/engine/streaming_choice.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
@@ -160,18 +161,25 @@ class BoundCopies {
   /// case c took 0.85-0.92 of the time of the parts run after their pack, case a 0.94-1.00
   /// (bench/README.md, "One sweep per column"). Host memory only, and no transposed
   /// source (the sweep interleaves the runs of one source column). A part that follows a
-  /// pushed chunk keeps the rule of a part on its own (reads_densely): both it and the push
-  /// store into targets, and where a column splits into short runs between them, streamed
-  /// stores measured 1.06x (case a) and 1.4x (case c) slower than cached ones, where whole
-  /// columns (cases b, d) measured 1.7x faster (bench/README.md, "Pushing into a node-shared
-  /// target").
+  /// pushed chunk, like the push, stores into a target: where its runs continue each other
+  /// there it streams stitched (engine/stitched_runs.hpp), else it keeps the rule of a part
+  /// on its own (reads_densely). Run by run, streamed stores of a column split into short
+  /// runs measured 1.06x (case a) and 1.4x (case c) slower than cached ones; stitched,
+  /// 0.6x and 0.94x (bench/README.md, "Stitched stores").
   void sweep_followers(const std::vector<std::size_t>& follows) {
     if constexpr (host_memory) {
       fused_ = FusedSweeps<T>(send_.pool, send_.range, local_.pool, local_.range, follows);
+      StitchedRuns stitched;
       for (std::size_t p = 0; p < local_.range.size(); ++p)
-        if (fused_.swept(p) && !pushed_[follows[p]])
-          for (std::size_t k = local_.range[p].first; k < local_.range[p].second; ++k)
-            local_.pool.copies[k].streaming = streaming_.target;
+        if (fused_.swept(p))
+          for (std::size_t k = local_.range[p].first; k < local_.range[p].second; ++k) {
+            StridedCopy<T>& c = local_.pool.copies[k];
+            if (!pushed_[follows[p]])
+              c.streaming = streaming_.target;
+            else if (streaming_.stitches() && local_.pool.op.plain() &&
+                     stitched.order(c, local_.pool.runs))
+              c.streaming = c.stitched = true;
+          }
     }
   }
 
@@ -287,15 +295,19 @@ class BoundCopies {
         c.streaming = streaming_.into_target(c, summaries.of(c, b->pool.runs));
     }
     LastRunSummary summaries;
+    StitchedRuns stitched;
     pushed_.assign(send_.range.size(), 0);
     for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk) {
-      // A pushed chunk writes a target, as an unpack does.
+      // A pushed chunk writes a target, as an unpack does; stitched where its runs continue
+      // each other there.
       pushed_[chunk] = graph.send_transport[graph.send.chunks[chunk].message] == Transport::push;
       for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k) {
         StridedCopy<T>& c = send_.pool.copies[k];
         const RunSummary runs = summaries.of(c, send_.pool.runs);
         c.streaming = pushed_[chunk] ? streaming_.into_target(c, runs)
                                      : streaming_.into_message(c, runs, buffers.in_ring(chunk));
+        if (pushed_[chunk] && streaming_.stitches() && stitched.order(c, send_.pool.runs))
+          c.streaming = c.stitched = true;
       }
     }
   }

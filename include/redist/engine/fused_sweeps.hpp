@@ -26,6 +26,7 @@
 
 #include <redist/copy/element_op.hpp>
 #include <redist/copy/host_walkers.hpp>
+#include <redist/copy/stitched_stores.hpp>
 #include <redist/copy/strided_copy.hpp>
 #include <redist/detail/progress_thread_mark.hpp>
 #include <redist/index.hpp>
@@ -214,7 +215,7 @@ class FusedSweeps {
     T* d;
     const RowRun* runs;
     index_t next, end;
-    bool streaming, local;
+    bool streaming, stitched, local;
   };
 
   /// Column j of a band (steps [first, end)): each group of steps that read the same
@@ -261,8 +262,11 @@ class FusedSweeps {
                         x.run_first,
                         x.run_first + x.runs,
                         x.streaming,
+                        x.stitched && x.streaming,
                         steps[i].local};
     }
+    detail::StitchedStores
+        stitches[max_merged];  // a stitched cursor's pending line; flushed at return
     for (;;) {
       std::size_t best = n;
       for (std::size_t k = 0; k < n; ++k)
@@ -272,7 +276,9 @@ class FusedSweeps {
       if (best == n) return;
       Cursor& x = cur[best];
       const RowRun& r = x.runs[x.next++];
-      if (x.local)
+      if (x.stitched && (!x.local || std::is_same_v<Put, Assign>))
+        stitches[best].put(x.d + r.dst, x.s + r.src, r.length);
+      else if (x.local)
         detail::put_run(x.d + r.dst, x.s + r.src, r.length, x.streaming, put);
       else
         detail::put_run(x.d + r.dst, x.s + r.src, r.length, x.streaming, Assign{});

@@ -75,6 +75,13 @@ struct StreamingChoice {
     return into_target(c, RunSummary::of(c, runs));
   }
 
+  /// Whether a push's sweep streams, stitched, the copies whose runs continue each other
+  /// in the target (engine/stitched_runs.hpp), whatever their sources read: wherever the
+  /// target streams. Case a pushed took 0.58-0.61 of the time of cached stores (its runs
+  /// split each column between the two targets, so reads_densely keeps it cached), case c
+  /// 0.94; whole columns (b, d) stream either way (bench/README.md, "Stitched stores").
+  bool stitches() const { return target; }
+
   /// Whether pack copy c (runs in `runs`) streams into its message: long runs and
   /// contiguous blocks only (a segment laid flat streams whatever its column length), and
   /// never into a ring slot.
