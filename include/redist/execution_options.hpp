@@ -193,6 +193,12 @@ struct ExecutionOptions {
   /// 0 (automatic): from the caches (detail/cpu_caches.hpp), so that every ring of the
   /// node in use fits half the shared cache. Agreed as the smallest over the ranks.
   index_t ring_slot_bytes = 0;
+  /// Into a node-shared target, a message is pushed (transport/push.hpp) unless most of its
+  /// elements lie in runs shorter than this that fill their tiles' columns: those go
+  /// through the node window, whose receiver writes each tile whole. 256-byte runs (32-row
+  /// tiles of doubles) measured 1.3x slower pushed, 512-byte runs 0.8x faster
+  /// (bench/README.md, "Stitched stores"). 0: push every message that can be.
+  index_t push_min_run_bytes = 512;
 
   /// Local parts follow the pack that reads the same source columns
   /// (engine/pack_followers.hpp): where a column goes partly to a peer through a ring of the
@@ -311,6 +317,10 @@ struct OptionFields<ExecutionOptions> {
                    "REDIST_RING_SLOT_BYTES",
                    Integer{0, index_t{1} << 30, "ring slot size must be >= 0 (0: automatic)",
                            "ring slot size above the most allowed, 1 GiB"}),
+      option_field("ExecutionOptions::push_min_run_bytes", &O::push_min_run_bytes,
+                   "REDIST_PUSH_MIN_RUN_BYTES",
+                   Integer{0, index_t{1} << 30, "push's shortest run must be >= 0 (0: any)",
+                           "push's shortest run above the most allowed, 1 GiB", true, 0}),
       option_field("ExecutionOptions::follow_packs", &O::follow_packs, "REDIST_FOLLOW_PACKS",
                    Flag{}),
       option_field("ExecutionOptions::mpi_datatypes", &O::mpi_datatypes, "REDIST_MPI_DATATYPES",

@@ -27,8 +27,16 @@ namespace {
 using namespace redist;
 using namespace redist::test;
 
+/// Every message that can be pushed is (ExecutionOptions::push_min_run_bytes 0): these
+/// tests' small tiles would otherwise go through the node window.
+ExecutionOptions every_push(ExecutionOptions x = {}) {
+  x.push_min_run_bytes = 0;
+  return x;
+}
+
 RunOptions shared_target(RunOptions o = {}) {
   o.node_shared_target = true;
+  o.execution = every_push(o.execution);
   return o;
 }
 
@@ -137,6 +145,44 @@ TEST_CASE("mpi: node-shared target under a policy that forces another transport"
   }
 }
 
+TEST_CASE("mpi: short runs that fill small tiles go through the node window, others are pushed") {
+  // Source blocks of 96 rows, cut by the target's tiles into segments that fill their
+  // tiles' columns (ld == rows). Into 16-row tiles of doubles (128-byte runs) a push would
+  // scatter each source column over six tiles, and the node window carries it (by
+  // default); 64-row tiles (512 bytes) are pushed, and so is a ScaLAPACK target of 16-row
+  // blocks, whose runs continue each other in a taller column.
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(192, 40, 96, 8), BlockCyclic(np, 1)};
+  const auto moved = [&](const auto& dst_storage, index_t tile_rows, index_t min_run_bytes) {
+    RunOptions o;
+    o.node_shared_target = true;
+    if (min_run_bytes >= 0) o.execution.push_min_run_bytes = min_run_bytes;
+    const Layout dst{uniform(192, 40, tile_rows, 16), BlockCyclic(1, np)};
+    const RunReport rep =
+        check_redistribution<double>(comm, src, ScalapackColumnMajor<>{}, dst, dst_storage,
+                                     Region{{150, 40}, {6, 0}, {42, 0}}, o);
+    CHECK(rep.ok);
+    CHECK(rep.push_receives == rep.push_sends);
+    return rep;
+  };
+  const auto all_or_none = [&](const RunReport& rep, bool pushed) {
+    CHECK(rep.push_sends == (pushed && pushing() ? rep.intra_node_messages : 0));
+  };
+  SUBCASE("16-row tiles: the node window by default, pushed with push_min_run_bytes 0") {
+    all_or_none(moved(TilePerAllocation<>{}, 16, -1), false);
+    all_or_none(moved(TilePerAllocation<>{}, 16, 0), true);
+    all_or_none(moved(TilePerAllocation<>{}, 16, 128), true);  // 128 bytes: long enough
+    all_or_none(moved(TilePerAllocation<>{}, 16, 129), false);
+  }
+  SUBCASE("64-row tiles: pushed by default") {
+    all_or_none(moved(TilePerAllocation<>{}, 64, -1), true);
+  }
+  SUBCASE("ScaLAPACK storage of 16-row blocks: pushed by default") {
+    all_or_none(moved(ScalapackColumnMajor<>{}, 16, -1), true);
+  }
+}
+
 TEST_CASE("mpi: transforms into a node-shared target: pushed where they only copy") {
   const boost::mpi::communicator comm;
   const auto [P, Q] = near_square_grid(comm.size());
@@ -155,7 +201,7 @@ TEST_CASE("mpi: transforms into a node-shared target: pushed where they only cop
       const Region region = t.op == Op::none ? Region{{30, 40}, {10, 6}, {7, 12}}
                                              : Region{{40, 30}, {10, 6}, {7, 12}};
       b.for_each_element([](ElementIndex e, double& v) { v = initial_at<double>(e); });
-      Redistributor r(a, b, comm, region, t);
+      Redistributor r(a, b, comm, region, t, PlanOptions{}, every_push());
       r.redistribute();
       index_t bad = 0;
       b.for_each_element(
@@ -196,7 +242,7 @@ index_t random_moves_into_shared_targets(const boost::mpi::communicator& comm, u
           comm, c, std::move(src), std::move(dst),
           [&](auto& a, auto& b) {
             b.for_each_element([](ElementIndex e, T& v) { v = initial_at<T>(e); });
-            Redistributor r(a, b, comm, c.region, t);
+            Redistributor r(a, b, comm, c.region, t, PlanOptions{}, every_push());
             r.redistribute();
             pushed += sum(comm, r.messages(Transport::push).first);
             pushable += pushing() && !t.scales() ? intra_node(comm, r) : 0;
@@ -228,7 +274,7 @@ TEST_CASE("mpi: a pushed target is the caller's between wait() and the next star
   const Layout dst{uniform(50, 60, 9, 5), BlockCyclic(np, 1)};
   TiledMatrix<double, decltype(src), TilePerAllocation<>> a(src, {}, comm.rank());
   auto b = node_shared_matrix<double>(dst, PackedTiles<>{}, comm);
-  Redistributor r(a, b, comm);
+  Redistributor r(a, b, comm, PlanOptions{}, every_push());
   const index_t bad = wrong_in_changing_rounds(r, a, b);
   CHECK(sum(comm, bad) == 0);
   CHECK(sum(comm, r.messages(Transport::push).first) == (pushing() ? intra_node(comm, r) : 0));
@@ -246,7 +292,7 @@ TEST_CASE("mpi: a receiver that does not start ends its pushers in the progress 
     CAPTURE(to_string(progress));
     fill_source(a);
     fill_sentinel(b);
-    ExecutionOptions o;
+    ExecutionOptions o = every_push();
     o.progress_timeout_seconds = 1.0;
     o.progress = progress;
     Redistributor r(a, b, comm, PlanOptions{}, o);

@@ -144,7 +144,8 @@ class Wired {
     return mpi_step([&] {
       return transport::choose_transports<T>(
           comm_, plan_, chunks.send, chunks.recv, node_transports(), device_reads,
-          !transform_.scales(), options_.transport, transform_.transposes(),
+          !transform_.scales(), options_.push_min_run_bytes, options_.transport,
+          transform_.transposes(),
           [&](index_t part, const Piece& r, const Piece& c) { return sides.source(part, r, c); },
           [&](index_t part, const Piece& r, const Piece& c) { return sides.target(part, r, c); });
     });

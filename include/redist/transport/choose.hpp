@@ -190,15 +190,16 @@ void find_device_sends(const Plan& plan, const Chunking& sent, const std::vector
 /// shared window, pushes and direct reads may be used (host memory, and
 /// ExecutionOptions::node_paths(), agreed by every rank); `device_reads`: device IPC may
 /// be used (device memory that can be mapped, and node paths on); `pushes`: messages may
-/// be pushed (the transform only copies; agreed). `source(part, r, c)` and `target(part,
+/// be pushed (the transform only copies; agreed), `push_min_run_bytes` deciding which
+/// (ExecutionOptions::push_min_run_bytes). `source(part, r, c)` and `target(part,
 /// r, c)`: the address of a segment in the source and the target
 /// (engine/matrix_sides.hpp); `sent`, `received`: the messages' chunks.
 template <class T, class Source, class Target>
 TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const Plan& plan,
                                      const Chunking& sent, const Chunking& received,
                                      bool node_transports, bool device_reads, bool pushes,
-                                     TransportPolicy policy, bool transposed, const Source& source,
-                                     const Target& target) {
+                                     index_t push_min_run_bytes, TransportPolicy policy,
+                                     bool transposed, const Source& source, const Target& target) {
   TransportChoice<T> choice;
   choice.send.assign(plan.send.messages.size(), Transport::point_to_point);
   choice.recv.assign(plan.recv.messages.size(), Transport::point_to_point);
@@ -214,7 +215,7 @@ TransportChoice<T> choose_transports(const boost::mpi::communicator& comm, const
   std::vector<bool> on_node(node_rank.size(), false);
   for (std::size_t r = 0; r < node_rank.size(); ++r) on_node[r] = node_rank[r] >= 0;
   if (node_transports && pushes && policy == TransportPolicy::automatic)
-    agree_pushes<T>(comm, plan, received, on_node, target, choice);
+    agree_pushes<T>(comm, plan, received, on_node, push_min_run_bytes, target, choice);
   std::vector<std::vector<Address<T>>> segments(plan.send.messages.size());
   std::vector<std::shared_ptr<redist::detail::NodeWindow>> window_of(plan.send.messages.size());
   if (node_transports)

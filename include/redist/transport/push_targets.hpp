@@ -5,8 +5,9 @@
 /// 1. agree_pushes, when the transports are chosen and before the others
 ///    (transport/choose.hpp): per received message from a rank of this node, a head
 ///    {1, window id, receiver's node rank} when every segment of its target lies in one
-///    node-shared window (node_shared.hpp) that the sender is part of, else {0, 0, 0}.
-///    Both ends then know that the message is pushed.
+///    node-shared window (node_shared.hpp) that the sender is part of and its runs there
+///    are long enough (isolated_short_runs), else {0, 0, 0}. Both ends then know that the
+///    message is pushed.
 /// 2. describe_push_targets, once the chunks are final (pushed messages are cut like the
 ///    node window's, engine/wired.hpp): per pushed message, its segments' byte offsets in
 ///    the receiver's part of the window and their leading dimensions, in binding order
@@ -39,22 +40,42 @@ inline constexpr int push_describe_tag = tag_base - 6;
 
 namespace detail {
 
+/// Whether a target segment of `rows` x `cols` elements of `element_bytes`, leading
+/// dimension `ld`, is a stack of short runs that nothing continues: its rows fill its
+/// target columns (ld == rows: a tile's whole column) and are fewer than `min_run_bytes`.
+/// A push writes such a segment a run per source column, scattered over as many tiles as
+/// the column crosses; the node window's receiver writes each tile whole. Into 32-row
+/// tiles of doubles (256-byte runs) pushing measured 1.28-1.38x slower than the node
+/// window's ring on the same target, into 64-row tiles 0.80x (bench/README.md,
+/// "Stitched stores"). A segment that is part of a taller column (ScaLAPACK storage)
+/// continues in its neighbours, and the sweep stitches them (copy/stitched_stores.hpp).
+inline bool isolated_short_runs(index_t rows, index_t ld, std::size_t element_bytes,
+                                index_t min_run_bytes) {
+  return ld == rows && rows * static_cast<index_t>(element_bytes) < min_run_bytes;
+}
+
 /// The window of this rank's node whose part for this rank holds every target segment of
-/// received message m, if its sender is part of it (else null). `target(part, r, c)`: a
-/// segment's address and leading dimension.
+/// received message m, if its sender is part of it and at most half of the message's
+/// elements lie in isolated short runs (isolated_short_runs; else null). `target(part, r,
+/// c)`: a segment's address and leading dimension.
 template <class T, class Target>
 std::shared_ptr<redist::detail::NodeWindow> target_window(const boost::mpi::communicator& comm,
                                                           const Plan& plan,
                                                           const Chunking& received, std::size_t m,
+                                                          index_t min_run_bytes,
                                                           const Target& target) {
   using redist::detail::NodeWindow;
   const auto peer = static_cast<std::size_t>(plan.recv.messages[m].peer);
   std::shared_ptr<NodeWindow> w, all;
   std::vector<int> members;
   bool one = true;
+  index_t elements = 0, short_elements = 0;
   engine::for_each_message_segment(
       plan, plan.recv, received, m, [&](index_t part, const Piece& r, const Piece& col) {
         const auto [p, ld] = target(part, r, col);
+        elements += r.length * col.length;
+        if (isolated_short_runs(r.length, ld, sizeof(T), min_run_bytes))
+          short_elements += r.length * col.length;
         const auto bytes =
             static_cast<std::size_t>((r.length - 1) + (col.length - 1) * ld + 1) * sizeof(T);
         if (!w || !w->owns(p, bytes)) {
@@ -69,7 +90,7 @@ std::shared_ptr<redist::detail::NodeWindow> target_window(const boost::mpi::comm
         all = w;
         return one;
       });
-  return one ? all : nullptr;
+  return one && 2 * short_elements <= elements ? all : nullptr;
 }
 
 template <class T>
@@ -82,7 +103,8 @@ void add_push_window(TransportChoice<T>& choice, std::shared_ptr<redist::detail:
 
 }  // namespace detail
 
-/// Step 1: marks the messages whose target lies in a node-shared window their sender maps,
+/// Step 1: marks the messages whose target lies in a node-shared window their sender maps
+/// (and whose runs there are at least `min_run_bytes` long, or continue: target_window),
 /// pushed at both ends (choice.send and choice.recv), and fills choice.push_part,
 /// choice.own_part and choice.push_windows. `received`: the received messages' chunks; `on_node`:
 /// per rank, whether it shares this node. Collective over the ranks of this node that exchange
@@ -90,7 +112,7 @@ void add_push_window(TransportChoice<T>& choice, std::shared_ptr<redist::detail:
 /// @throws communication_error if a receiver's window is not mapped here.
 template <class T, class Target>
 void agree_pushes(const boost::mpi::communicator& comm, const Plan& plan, const Chunking& received,
-                  const std::vector<bool>& on_node, const Target& target,
+                  const std::vector<bool>& on_node, index_t min_run_bytes, const Target& target,
                   TransportChoice<T>& choice) {
   using Head = std::array<std::int64_t, 3>;
   choice.push_part.assign(plan.send.messages.size(), {});
@@ -107,7 +129,7 @@ void agree_pushes(const boost::mpi::communicator& comm, const Plan& plan, const 
     if (!on_node[static_cast<std::size_t>(msg.peer)]) continue;
     head_out[m] = {0, 0, 0};
     if (msg.count > 0 && detail::describable(detail::segments_in(plan.recv, msg)))
-      if (auto w = detail::target_window<T>(comm, plan, received, m, target)) {
+      if (auto w = detail::target_window<T>(comm, plan, received, m, min_run_bytes, target)) {
         head_out[m] = {1, static_cast<std::int64_t>(w->id()), w->node_rank()};
         choice.own_part[m] = {w->base(w->node_rank()), w->bytes(w->node_rank())};
         choice.recv[m] = Transport::push;
