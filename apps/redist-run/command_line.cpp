@@ -23,6 +23,10 @@ constexpr OptionInfo options[] = {
      "data on its rank; nodes first sends the fewest bytes between nodes, then keeps the most; "
      "the report shows the role -> rank map and the bytes between nodes before and after "
      "(tile storage on --dst only)"},
+    {"--shared", "", "src|dst|both", "none",
+     "put the source, the target or both in node-shared memory (node_shared_matrix, "
+     "docs/node-shared.md): between ranks of a node, a node-shared source is then read in "
+     "place (direct) and a node-shared target written by its senders (push)"},
     {"--transport", "", "auto|point-to-point|node-window|cross-memory", "auto",
      "how messages between ranks of one node travel (docs/transports.md): auto reads "
      "node-shared sources in place and long columns cross-memory where the kernel permits, "

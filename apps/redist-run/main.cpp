@@ -82,6 +82,7 @@ void agree_on_inputs(const boost::mpi::communicator& world, const std::optional<
                                    value_item("--repeat", o->repeat),
                                    value_item("--verify", o->verify),
                                    value_item("--relabel", static_cast<index_t>(o->relabel)),
+                                   value_item("--shared", 2 * o->shared_src + o->shared_dst),
                                    value_item("--op", static_cast<index_t>(o->op)),
                                    {"--alpha", redist::detail::bytes_fingerprint(o->alpha)},
                                    {"--beta", redist::detail::bytes_fingerprint(o->beta)},

@@ -91,12 +91,16 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
   const int me = comm.rank(), np = comm.size();
   // Building the matrices allocates on each rank alone; a rank that cannot (storage_error)
   // must not leave the others in the Redistributor's collectives: every rank throws the
-  // lowest failing rank's error. `n` more matrices into `list`.
-  const auto build = [&](auto& list, index_t n, const auto&... args) {
+  // lowest failing rank's error. `n` more matrices into `list`, in node-shared memory
+  // (node_shared_matrix, collective itself) where `shared`.
+  const auto build = [&](auto& list, index_t n, bool shared, const auto& layout,
+                         const auto& placement) {
     using M = typename std::decay_t<decltype(list)>::value_type::element_type;
     redist::detail::collectively(comm, [&] {
       list.reserve(list.size() + static_cast<std::size_t>(n));
-      for (index_t k = 0; k < n; ++k) list.push_back(std::make_unique<M>(args...));
+      for (index_t k = 0; k < n; ++k)
+        list.push_back(shared ? std::make_unique<M>(node_shared_matrix<T>(layout, placement, comm))
+                              : std::make_unique<M>(layout, placement, me));
     });
   };
   const auto pointers = [](auto& list) {
@@ -109,16 +113,16 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
   const auto with_dst = [&](auto& A, const auto& more_a) {
     RelabelChoice choice;
     const auto finish = [&](auto& B, const auto&... b_args) {
-      build(B, 1, b_args...);
+      build(B, 1, o.shared_dst, b_args...);
       check_count(o, comm, matrix_bytes(*A.front()) + matrix_bytes(*B.front()));
       more_a();
-      build(B, o.count - 1, b_args...);
+      build(B, o.count - 1, o.shared_dst, b_args...);
       return move_and_report<T>(o, comm, pointers(A), pointers(B), choice);
     };
     // The four storage combinations; tile storage packs the owned tiles in one allocation.
     if (o.dst.storage == StorageKind::scalapack) {
       std::vector<std::unique_ptr<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>>> B;
-      return finish(B, make_block_cyclic_layout(o.dst, "--dst"), ScalapackColumnMajor<>{}, me);
+      return finish(B, make_block_cyclic_layout(o.dst, "--dst"), ScalapackColumnMajor<>{});
     }
     const TileMatrixLayout base = make_layout(o.dst, np);
     std::vector<int> perm(static_cast<std::size_t>(np));
@@ -136,19 +140,20 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
     const RelabeledLayout relabeled{base.shape(),
                                     Relabeled<SpecDistribution>(base.distribution(), perm)};
     std::vector<std::unique_ptr<TiledMatrix<T, RelabeledLayout, SpecPlacement>>> B;
-    return finish(B, relabeled, make_placement(o.dst), me);
+    return finish(B, relabeled, make_placement(o.dst));
   };
   if (o.src.storage == StorageKind::scalapack) {
     std::vector<std::unique_ptr<TiledMatrix<T, GridMatrixLayout, ScalapackColumnMajor<>>>> A;
     const GridMatrixLayout layout = make_block_cyclic_layout(o.src, "--src");
-    build(A, 1, layout, ScalapackColumnMajor<>{}, me);
-    return with_dst(A, [&] { build(A, o.count - 1, layout, ScalapackColumnMajor<>{}, me); });
+    build(A, 1, o.shared_src, layout, ScalapackColumnMajor<>{});
+    return with_dst(A,
+                    [&] { build(A, o.count - 1, o.shared_src, layout, ScalapackColumnMajor<>{}); });
   }
   std::vector<std::unique_ptr<TiledMatrix<T, TileMatrixLayout, SpecPlacement>>> A;
   const TileMatrixLayout layout = make_layout(o.src, np);
   const SpecPlacement placement = make_placement(o.src);
-  build(A, 1, layout, placement, me);
-  return with_dst(A, [&] { build(A, o.count - 1, layout, placement, me); });
+  build(A, 1, o.shared_src, layout, placement);
+  return with_dst(A, [&] { build(A, o.count - 1, o.shared_src, layout, placement); });
 }
 
 // Each element type's run is compiled in a unit of its own (apps/CMakeLists.txt generates

@@ -41,6 +41,11 @@ Options parse(const std::vector<char*>& args, int comm_size) {
         if (v != "" && v != "flat" && v != "nodes")
           throw UsageError{a, "expected flat or nodes (or no value), got '" + v + "'"};
         o.relabel = v == "nodes" ? Relabel::nodes : Relabel::flat;
+      } else if (a == "--shared") {
+        if (v != "src" && v != "dst" && v != "both")
+          throw UsageError{a, "expected src, dst or both, got '" + v + "'"};
+        o.shared_src = v != "dst";
+        o.shared_dst = v != "src";
       } else if (a == "--transport") {
         o.transport = policy_option<TransportPolicy>(a, v);
       } else if (a == "--inter-node-schedule") {

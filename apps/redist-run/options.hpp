@@ -35,6 +35,7 @@ struct Options : LayoutOptions {
   int repeat = 5;
   bool verify = false;
   Relabel relabel = Relabel::off;
+  bool shared_src = false, shared_dst = false;  ///< --shared: the side in node-shared memory
   TransportPolicy transport = TransportPolicy::automatic;
   InterNodeSchedule inter_node_schedule = InterNodeSchedule::automatic;
   std::string json, dot;

@@ -19,7 +19,8 @@ namespace redist_run {
 
 /// Every way a message travels (task_graph.hpp), in the order reports list them.
 inline constexpr Transport all_transports[] = {Transport::point_to_point, Transport::shared_window,
-                                               Transport::direct, Transport::cross_memory};
+                                               Transport::direct, Transport::cross_memory,
+                                               Transport::push};
 
 /// What --relabel chose, for the report: elements of one matrix between nodes with the
 /// target roles as given and as relabeled (split_transfers of the volume matrix).

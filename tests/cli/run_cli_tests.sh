@@ -208,7 +208,7 @@ expect_ok 2 "${transport_args[@]}" --transport cross-memory
 read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
 [[ $path == cross-memory && $policy == cross-memory && $cma -gt 0 && $window -eq 0 &&
   $refused == none ]] || fail "--transport cross-memory: $path $policy $cma $window $refused"
-expect_line "^  transport cross-memory: messages point-to-point 0 node-window 0 direct 0 cross-memory $cma$"
+expect_line "^  transport cross-memory: messages point-to-point 0 node-window 0 direct 0 cross-memory $cma push 0$"
 REDIST_CROSS_MEMORY_PROBE=fail expect_ok 2 "${transport_args[@]}" --transport cross-memory
 read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
 [[ $path == node-window && $cma -eq 0 && $window -gt 0 && $refused == refused ]] ||
@@ -222,6 +222,32 @@ expect_ok 1 --src 512x256/512x64/bc:1x1/scalapack --dst 512x256/128x256/bc:1x1 -
 read -r path policy cma window refused < <(transport_of "$work/run.$((count - 1)).json")
 [[ $path == none ]] || fail "one rank: messages carried by $path"
 expect_usage 2 --transport "${transport_args[@]}" --transport shm
+
+# --shared: a side in node-shared memory. Between the ranks of this node a node-shared target
+# is written by its senders (push), a node-shared source read in place (direct); with both,
+# push. Every element verified; tile storage too, where the short tile columns of a
+# 32-row target go through the node window (ExecutionOptions::push_min_run_bytes).
+messages_of() {
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['transport_messages']
+print(m['push'], m['direct'], m['node-window'], m['cross-memory'], m['point-to-point'])" "$1"
+}
+shared_args=(--src 512x256/64x64/bc:1x2/scalapack --dst 512x256/100x100/bc:2x1/scalapack --repeat 2)
+expect_ok 2 "${shared_args[@]}" --shared dst
+read -r push direct window cma p2p < <(messages_of "$work/run.$((count - 1)).json")
+[[ $push -gt 0 && $direct -eq 0 && $window -eq 0 && $cma -eq 0 && $p2p -eq 0 ]] ||
+  fail "--shared dst: push $push direct $direct node-window $window cross-memory $cma p2p $p2p"
+expect_line "^  transport auto: messages point-to-point 0 node-window 0 direct 0 cross-memory 0 push $push$"
+expect_ok 2 "${shared_args[@]}" --shared src
+read -r push direct window cma p2p < <(messages_of "$work/run.$((count - 1)).json")
+[[ $direct -gt 0 && $push -eq 0 && $window -eq 0 ]] ||
+  fail "--shared src: push $push direct $direct node-window $window"
+expect_ok 2 "${shared_args[@]}" --shared both
+read -r push direct window cma p2p < <(messages_of "$work/run.$((count - 1)).json")
+[[ $push -gt 0 && $direct -eq 0 ]] || fail "--shared both: push $push direct $direct"
+expect_ok 2 --src 512x256/128x64/bc:2x1 --dst 512x256/32x32/bc:2x1 --repeat 1 --shared dst
+read -r push direct window cma p2p < <(messages_of "$work/run.$((count - 1)).json")
+[[ $push -eq 0 && $window -gt 0 ]] || fail "--shared dst, 32-row tiles: push $push node-window $window"
+expect_usage 2 --shared "${shared_args[@]}" --shared target
 
 # --dot writes rank 0's task graph.
 dot=$work/graph.dot
