@@ -46,7 +46,7 @@ inline void copy_streaming(void* dst, const void* src, std::size_t n) {
     std::memcpy(d, s, n);
     return;
   }
-  std::memcpy(d, s, head);
+  if (head > 0) std::memcpy(d, s, head);
   d += head;
   s += head;
   n -= head;
@@ -60,7 +60,7 @@ inline void copy_streaming(void* dst, const void* src, std::size_t n) {
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), x2);
     _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), x3);
   }
-  std::memcpy(d, s, n);
+  if (n > 0) std::memcpy(d, s, n);
 #else
   std::memcpy(dst, src, n);
 #endif

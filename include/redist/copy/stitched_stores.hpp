@@ -15,10 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include <redist/copy/host_primitives.hpp>
 #include <redist/index.hpp>
 
 namespace redist::detail {
@@ -56,33 +53,20 @@ class StitchedStores {
       std::memcpy(line_ + fill_, s, take);
       fill_ += take, d += take, s += take, n -= take;
       if (fill_ < line_bytes) return;
-      stream_line(at_, line_);
+      copy_streaming(at_, line_, line_bytes);  // one whole aligned line: streamed
       at_ = nullptr;
     } else {
       flush();
     }
-    // A first line that no pending bytes start: through the cache, as copy_streaming does.
-    const std::size_t head =
-        std::min(n, (line_bytes - (reinterpret_cast<std::uintptr_t>(d) & (line_bytes - 1))) &
-                        (line_bytes - 1));
-    std::memcpy(d, s, head);
-    d += head, s += head, n -= head;
-    for (; n >= line_bytes; n -= line_bytes, d += line_bytes, s += line_bytes) stream_line(d, s);
-    if (n > 0) {
-      std::memcpy(line_, s, n);
-      at_ = d, fill_ = n;
+    // The rest as copy_streaming writes it (a partial first line cached, whole lines
+    // streamed), except a partial last line whose start the run covers: that one waits.
+    const std::size_t tail = reinterpret_cast<std::uintptr_t>(d + n) & (line_bytes - 1);
+    const std::size_t pending = tail <= n ? tail : 0;
+    copy_streaming(d, s, n - pending);
+    if (pending > 0) {
+      std::memcpy(line_, s + (n - pending), pending);
+      at_ = d + (n - pending), fill_ = pending;
     }
-  }
-
-  /// One whole 64-byte-aligned target line from s (any alignment).
-  static void stream_line(char* d, const char* s) {
-#if defined(__SSE2__)
-    for (std::size_t k = 0; k < line_bytes; k += 16)
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
-#else
-    std::memcpy(d, s, line_bytes);
-#endif
   }
 
   alignas(64) char line_[line_bytes];

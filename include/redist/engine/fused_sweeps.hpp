@@ -262,7 +262,7 @@ class FusedSweeps {
                         x.run_first,
                         x.run_first + x.runs,
                         x.streaming,
-                        x.stitched && x.streaming,
+                        x.stitched,
                         steps[i].local};
     }
     detail::StitchedStores
