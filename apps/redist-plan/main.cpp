@@ -18,6 +18,7 @@
 
 #include <redist/cost_model.hpp>
 #include <redist/error.hpp>
+#include <redist/message_buffering.hpp>
 #include <redist/tools/command_line.hpp>
 #include <redist/tools/layout_options.hpp>
 #include <redist/tools/layout_spec.hpp>
@@ -41,7 +42,8 @@ constexpr OptionInfo option_table[] = {
     {"--type", "", "TYPE", "double", "element type: double, float, cdouble, cfloat or int"},
     {"--batch", "", "K", "0",
      "source tile columns per batch, >= 0; 0 cuts batches within 64 MiB per rank "
-     "(REDIST_BATCH_BYTES) and 2^30 bytes (REDIST_MAX_BUFFER_BYTES)"},
+     "(REDIST_BATCH_BYTES; with one node, only under --transport point-to-point) and 2^30 "
+     "bytes (REDIST_MAX_BUFFER_BYTES)"},
     {"--sample", "", "K", "64",
      "ranks simulated, spread evenly, 0 and P-1 always among them; 0 simulates every rank"},
     {"--relabel", "", "[off|flat|nodes]", "off",
@@ -185,9 +187,14 @@ int run(const Options& o) {
                                                                    : Transport::shared_window;
   job.plan_options.batch = o.batch;
   job.plan_options.element_bytes = job.element_bytes;
-  // As a Redistributor on host memory: the environment applied, batches aimed at 64 MiB.
+  // As a Redistributor on host memory: the environment applied, batches aimed at 64 MiB
+  // where some message may lie whole in a buffer (message_buffering.hpp).
   job.plan_options = redist::detail::apply_environment(job.plan_options);
-  job.plan_options.batch_bytes = resolve_batch_bytes(job.plan_options.batch_bytes, true);
+  ExecutionOptions execution;
+  execution.transport = o.transport;
+  execution = execution.with_environment();
+  job.plan_options.batch_bytes = resolve_batch_bytes(job.plan_options.batch_bytes, true,
+                                                     whole_messages_buffered(execution, job.nodes));
   const Region region = *o.region;
   const auto src = make_layout(o.src, o.ranks);
   const auto dst = make_layout(o.dst, o.ranks);

@@ -15,7 +15,8 @@ constexpr OptionInfo options[] = {
      "element type: double, float, cdouble (complex double), cfloat (complex float) or int"},
     {"--batch", "", "K", "0",
      "source tile columns per batch, >= 0; 0 cuts batches of varying width that keep every "
-     "rank's buffers within 64 MiB where one column fits (REDIST_BATCH_BYTES) and always "
+     "rank's buffers within 64 MiB where one column fits (REDIST_BATCH_BYTES; on one node "
+     "only where messages lie whole in buffers, not in the node window's rings) and always "
      "within 2^30 bytes (REDIST_MAX_BUFFER_BYTES)"},
     {"--repeat", "", "N", "5", "timed executions of the same plan, >= 1"},
     {"--relabel", "", "[flat|nodes]", "off",

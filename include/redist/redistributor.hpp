@@ -29,6 +29,7 @@
 #include <redist/engine/executor_handle.hpp>
 #include <redist/error.hpp>
 #include <redist/execution_options.hpp>
+#include <redist/message_buffering.hpp>
 #include <redist/part.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/plan_options.hpp>
@@ -37,6 +38,7 @@
 #include <redist/region.hpp>
 #include <redist/set_up_times.hpp>
 #include <redist/task_counts.hpp>
+#include <redist/topology.hpp>
 #include <redist/transform.hpp>
 #include <redist/views/matrix_view.hpp>
 
@@ -101,6 +103,8 @@ class Redistributor {
                 ExecutionOptions execution = {})
       : comm_(comm, boost::mpi::comm_duplicate) {
     const detail::Stopwatch clock;
+    // Collective on its first call on comm_; the engine reads the same map, cached.
+    const int nodes = node_map(comm_).nodes;
     options.element_bytes = static_cast<index_t>(sizeof(value_type));
     Plan plan;
     detail::PartItems items;
@@ -109,18 +113,20 @@ class Redistributor {
     detail::collectively(comm_, [&] {
       check_parts(parts);
       for (const Part<Src, Dst>& p : parts) regions_.push_back(p.region);
-      // Before planning: the plan keeps the options it used.
+      // Before planning: the plan keeps the options it used. The environment is read
+      // once, here, and agreed like everything else.
       options = detail::apply_environment(options);
-      // Batches aim at the host budget only in host memory (PlanOptions::batch_bytes).
+      execution = execution.with_environment();
+      // Batches aim at the host budget only where they bound buffers (PlanOptions::
+      // batch_bytes): in host memory, where some message may lie whole in one.
       options.batch_bytes = resolve_batch_bytes(
           options.batch_bytes,
-          Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible);
+          Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible,
+          whole_messages_buffered(execution, nodes));
       items = detail::part_items(parts, options, transform.op);
       plan = detail::plan_parts(parts, plan_hash, transform, options, options.max_buffer_bytes,
                                 comm_.rank(), comm_.size());
       others = detail::transform_items(transform);
-      // The environment is read once, here, and agreed like everything else.
-      execution = execution.with_environment();
       for (auto& item : detail::option_items(execution)) others.push_back(std::move(item));
     });
     // Each rank's input is valid on its own; now all must be the same redistribution,

@@ -231,11 +231,25 @@ TEST_CASE("mpi: batch_bytes cuts batches below the cap; host matrices aim at 64 
   SUBCASE("a target of 12 columns cuts as that cap would") {
     check_budget_run<double>(comm, 12 * 100 * 8, true);
   }
-  SUBCASE("automatic: 64 MiB in host memory, kept by the plan") {
+  SUBCASE("automatic: 64 MiB in host memory where messages lie whole, kept by the plan") {
     const Layout l{uniform(40, 30, 4, 3), BlockCyclic(1, comm.size())};
     TiledMatrix<double, decltype(l), PackedTiles<>> a(l, {}, comm.rank()), b(l, {}, comm.rank());
+    // What this leg's environment makes of the options (message_buffering.hpp).
+    const int nodes = node_map(comm).nodes;
+    const auto expected = [&](ExecutionOptions e) {
+      return whole_messages_buffered(e.with_environment(), nodes) ? PlanOptions::host_batch_bytes
+                                                                  : index_t{0};
+    };
     const Redistributor r(a, b, comm, Region::whole({40, 30}));
-    CHECK(r.plan().options.batch_bytes == PlanOptions::host_batch_bytes);
+    CHECK(r.plan().options.batch_bytes == expected({}));
+    ExecutionOptions p2p;
+    p2p.transport = TransportPolicy::point_to_point;
+    const Redistributor whole(a, b, comm, Region::whole({40, 30}), PlanOptions{}, p2p);
+    CHECK(whole.plan().options.batch_bytes == expected(p2p));
+    ExecutionOptions no_rings;
+    no_rings.ring_slots = 0;
+    const Redistributor windowed(a, b, comm, Region::whole({40, 30}), PlanOptions{}, no_rings);
+    CHECK(windowed.plan().options.batch_bytes == expected(no_rings));
     CHECK(move_small(comm, Region::whole({40, 30}), {}) == 1);
   }
   SUBCASE("a target below one column is dropped, not refused: the cap's one batch") {

@@ -13,6 +13,7 @@
 #include <redist/distributions/block_cyclic.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/layout.hpp>
+#include <redist/message_buffering.hpp>
 #include <redist/option_fields.hpp>
 #include <redist/placements/scalapack_column_major.hpp>
 #include <redist/placements/tile_allocations.hpp>
@@ -286,6 +287,26 @@ TEST_SUITE("option fields") {
     CHECK(resolve_batch_bytes(PlanOptions::automatic, false) == 0);
     CHECK(resolve_batch_bytes(4096, false) == 4096);
     CHECK(resolve_batch_bytes(0, true) == 0);
+    // ... and by whether a message may lie whole in a buffer: not where rings carry all.
+    CHECK(resolve_batch_bytes(PlanOptions::automatic, true, false) == 0);
+    CHECK(resolve_batch_bytes(4096, true, false) == 4096);
+    {
+      const ExecutionOptions rings;  // the defaults: node window, 4 slots a ring
+      CHECK_FALSE(whole_messages_buffered(rings, 1));
+      CHECK(whole_messages_buffered(rings, 2));  // between nodes, point to point
+      ExecutionOptions forced = rings;
+      forced.transport = TransportPolicy::point_to_point;
+      CHECK(whole_messages_buffered(forced, 1));
+      forced = rings;
+      forced.shared_window = false;
+      CHECK(whole_messages_buffered(forced, 1));
+      forced = rings;
+      forced.ring_slots = 0;  // a batch's messages lie whole in the window
+      CHECK(whole_messages_buffered(forced, 1));
+      forced = rings;
+      forced.transport = TransportPolicy::cross_memory;  // read in place, or rings
+      CHECK_FALSE(whole_messages_buffered(forced, 1));
+    }
     PlanOptions below;
     below.batch_bytes = -2;
     CHECK(message([&] { detail::validate_options(below); }) ==

@@ -31,17 +31,22 @@ struct PlanOptions {
   /// cap cuts (a target, never refused); at most 16 batches (a larger move gets batches of
   /// a sixteenth of it). Small batches keep set-up and buffers from growing with the
   /// matrix (docs/cost-model.md). 0: off. `automatic` (the default): `host_batch_bytes` in
-  /// host memory, off in device memory (read in place there: batches would only add steps).
+  /// host memory, off in device memory (read in place there: batches would only add steps)
+  /// and on one node where the node window's rings carry every message (its buffers are a
+  /// few slots whatever the batch: message_buffering.hpp).
   index_t batch_bytes = automatic;
   /// Element size in bytes (set by the Redistributor from its element type).
   index_t element_bytes = 8;
 };
 
-/// PlanOptions::batch_bytes as planning uses it: `automatic` resolved for matrices in host
-/// memory (`host_batch_bytes`) or in device memory (0: off, read in place there).
-constexpr index_t resolve_batch_bytes(index_t batch_bytes, bool host_memory) {
+/// PlanOptions::batch_bytes as planning uses it: `automatic` resolved to `host_batch_bytes`
+/// for matrices in host memory whose messages may lie whole in a buffer (`whole_messages`:
+/// message_buffering.hpp), else to 0 (off): in device memory, read in place, and where the
+/// node window's rings carry every message, a few slots whatever the batch.
+constexpr index_t resolve_batch_bytes(index_t batch_bytes, bool host_memory,
+                                      bool whole_messages = true) {
   if (batch_bytes != PlanOptions::automatic) return batch_bytes;
-  return host_memory ? PlanOptions::host_batch_bytes : 0;
+  return host_memory && whole_messages ? PlanOptions::host_batch_bytes : 0;
 }
 
 namespace detail {
