@@ -7,7 +7,9 @@ PBLAS's pooled median over redist's, and each round (PBLAS's run and redist's ne
 under the same load) gives one more, whose range the table shows. Runs pair up in the order
 given. The floor is the median over every run of the case's memcpy of A (every process
 copying; runs from before it was measured have none), and each implementation's share of
-it is floor / its median. Writes OUT.json and prints a Markdown table.
+it is floor / its median; for PDGEADD also the scaled-add floor (C := 0.5 C + 2 A on each
+process's arrays: A and C read, C written), and the drop-in's share of it. Writes OUT.json
+and prints a Markdown table.
 
 usage: combine.py OUT.json RUN.json...
 """
@@ -42,8 +44,12 @@ def main(out_path, *run_paths):
         floors = [x["memcpy_seconds"] for r in runs for x in r["cases"]
                   if x["name"] == c["name"] and "memcpy_seconds" in x]
         floor = statistics.median(floors) if floors else None
+        adds = [x["scaled_add_seconds"] for r in runs for x in r["cases"]
+                if x["name"] == c["name"] and "scaled_add_seconds" in x]
+        add = statistics.median(adds) if adds else None
         rows.append({"name": c["name"], "what": c["what"], "pblas": p, "redist": q,
-                     "floor_seconds": floor,
+                     "floor_seconds": floor, "scaled_add_floor_seconds": add,
+                     "redist_of_scaled_add_floor": add / q["median_seconds"] if add else None,
                      "pblas_of_floor": floor / p["median_seconds"] if floor else None,
                      "redist_of_floor": floor / q["median_seconds"] if floor else None,
                      "speedup": p["median_seconds"] / q["median_seconds"],
@@ -59,8 +65,9 @@ def main(out_path, *run_paths):
         json.dump(merged, f, indent=2)
         f.write("\n")
     print("| case | PBLAS median s | drop-in median s | speedup | per round | PBLAS first s | "
-          "drop-in first s | floor s | drop-in of floor | check |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "drop-in first s | floor s | drop-in of floor | scaled-add floor s | drop-in of it | "
+          "check |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 
     def share(x):
         return "-" if x is None else "%.0f %%" % (100 * x)
@@ -68,11 +75,13 @@ def main(out_path, *run_paths):
     for r in rows:
         ok = r["pblas"]["mismatches"] + r["redist"]["mismatches"] == 0
         floor = "-" if r["floor_seconds"] is None else "%.4f" % r["floor_seconds"]
-        print("| %s %s | %.4f | %.4f | %.1fx | %.1f-%.1fx | %.4f | %.4f | %s | %s | %s |" % (
+        add = r["scaled_add_floor_seconds"]
+        print("| %s %s | %.4f | %.4f | %.1fx | %.1f-%.1fx | %.4f | %.4f | %s | %s | %s | %s | %s |" % (
             r["name"], r["what"], r["pblas"]["median_seconds"], r["redist"]["median_seconds"],
             r["speedup"], min(r["round_speedups"]), max(r["round_speedups"]),
             r["pblas"]["first_seconds"], r["redist"]["first_seconds"], floor,
-            share(r["redist_of_floor"]), "ok" if ok else "WRONG"))
+            share(r["redist_of_floor"]), "-" if add is None else "%.4f" % add,
+            share(r["redist_of_scaled_add_floor"]), "ok" if ok else "WRONG"))
     print("\n%d rounds of %d calls each; load %.2f-%.2f" % (
         len(ours), ours[0]["repeat"], min(loads), max(loads)))
 

@@ -14,7 +14,9 @@
 ! REPEAT copies of the process's A into a scratch array of its size (one memcpy, every
 ! process copying at once, between barriers, max over processes), the time any routine
 ! needs to read A once and write as many bytes (the single-copy floor; PDGEADD with beta
-! /= 0 also reads C, so it is a lower bound there).
+! /= 0 also reads C, so it is a lower bound there). For PDGEADD also the scaled-add floor:
+! REPEAT of scratch := 0.5 scratch + 2 A on each process, the same way: reading A and C and
+! writing C, what C := beta C + alpha A does at least with beta /= 0.
 !
 ! Usage: redist-dropin-pblas [--repeat N] [--json FILE] [--case PREFIX]
 module dropin_cases
@@ -87,7 +89,7 @@ program pblas_dropin
   implicit none
   integer :: me, np, ctxt, nprow, npcol, myrow, mycol, repeat, k, r, bad, unit, written
   integer :: desca(9), descc(9), locr_a, locr_c, n
-  double precision :: first, median, best, floor_s, startup, load_start, load_end
+  double precision :: first, median, best, floor_s, add_s, startup, load_start, load_end
   double precision, allocatable :: a(:), c(:), times(:)
   character(len=256) :: arg, json, only
   character(len=64) :: impl
@@ -153,6 +155,8 @@ program pblas_dropin
     median = median_of(times)
     best = minval(times)
     floor_s = copy_floor()
+    add_s = 0
+    if (.not. transposes(k)) add_s = add_floor()
     if (me == 0) then
       write (*, '(a10, 1x, a36, 3f11.4, 1x, a, f9.4)') names(k), whats(k), first, median, &
         best, merge('ok   ', 'WRONG', bad == 0), floor_s
@@ -165,7 +169,10 @@ program pblas_dropin
         do r = 1, repeat
           write (unit, '(a, es15.8)', advance='no') merge('  ', ', ', r == 1), times(r)
         end do
-        write (unit, '(a, es15.8, a)') '], "memcpy_seconds": ', floor_s, '}'
+        write (unit, '(a, es15.8)', advance='no') '], "memcpy_seconds": ', floor_s
+        if (.not. transposes(k)) &
+          write (unit, '(a, es15.8)', advance='no') ', "scaled_add_seconds": ', add_s
+        write (unit, '(a)') '}'
         written = written + 1
       end if
     end if
@@ -292,6 +299,32 @@ contains
       if (scratch(size(scratch)) /= a(size(a))) stop 'copy_floor: the copy is wrong'
     end do
     copy_floor = median_of(copies)
+    deallocate(scratch)
+  end function
+
+  ! The scaled-add floor of a PDGEADD case: median over REPEAT of scratch := 0.5 scratch + 2 A
+  ! on arrays of this process's A's size, every process at once, max over processes each
+  ! time: reads A and C and writes C, which the single-copy floor leaves out C's read of.
+  double precision function add_floor()
+    double precision, allocatable :: scratch(:)
+    double precision :: t(1), adds(repeat), expect
+    integer :: ignored(1), r
+    allocate(scratch(size(a)))
+    scratch = 0  ! its pages, before the clock; stays exact: 0.5 * even + 2 * integer
+    do r = 1, repeat
+      call blacs_barrier(ctxt, 'All')
+      t(1) = now()
+      scratch = 0.5d0 * scratch + 2d0 * a
+      t(1) = now() - t(1)
+      call dgamx2d(ctxt, 'All', ' ', 1, 1, t, 1, ignored, ignored, -1, -1, -1)
+      adds(r) = t(1)
+    end do
+    expect = 0  ! the last element, as the loop made it (exact: small integers and halves)
+    do r = 1, repeat
+      expect = 0.5d0 * expect + 2d0 * a(size(a))
+    end do
+    if (scratch(size(scratch)) /= expect) stop 'add_floor: the scaled add is wrong'
+    add_floor = median_of(adds)
     deallocate(scratch)
   end function
 
