@@ -231,6 +231,9 @@ struct ExecutionOptions {
   void validate() const;
   /// Whether messages between ranks of a node may use node-local paths at all.
   bool node_paths() const { return shared_window && transport != TransportPolicy::point_to_point; }
+  /// Whether node-window messages go through rings of slots (host memory only): the one
+  /// test both the engine's ring sizing and the batches' budget (message_buffering.hpp) use.
+  bool rings() const { return node_paths() && ring_slots != 0; }
 };
 
 namespace detail {

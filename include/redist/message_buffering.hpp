@@ -15,7 +15,7 @@ namespace redist {
 /// families, messages and a wait each (docs/cost-model.md, "Batches of about 64 MiB").
 /// @pre `execution` with its environment applied, as every rank has it.
 inline bool whole_messages_buffered(const ExecutionOptions& execution, int nodes) {
-  return nodes > 1 || !execution.node_paths() || execution.ring_slots == 0;
+  return nodes > 1 || !execution.rings();
 }
 
 }  // namespace redist

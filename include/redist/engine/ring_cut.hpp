@@ -37,10 +37,8 @@ struct RingSize {
 /// calls it with the same agreed options).
 inline RingSize ring_size(const ExecutionOptions& options, bool node_transports,
                           const NodeMap& nodes, const boost::mpi::communicator& comm) {
-  const index_t slots = !node_transports         ? 0
-                        : options.ring_slots < 0 ? transport::default_ring_slots
-                                                 : options.ring_slots;
-  if (slots == 0) return {};
+  if (!node_transports || !options.rings()) return {};
+  const index_t slots = options.ring_slots < 0 ? transport::default_ring_slots : options.ring_slots;
   if (options.ring_slot_bytes > 0) return {slots, options.ring_slot_bytes};
   const index_t here =
       transport::automatic_slot_bytes(redist::detail::cpu_caches(), nodes.node_size(), slots);
