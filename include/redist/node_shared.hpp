@@ -45,14 +45,14 @@
 #include <mpi.h>
 
 #include <redist/collective/collectively.hpp>
+#include <redist/detail/huge_pages.hpp>
+#include <redist/detail/populate_pages.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
 #include <redist/layout.hpp>
 #include <redist/placement.hpp>
 #include <redist/tiled_matrix.hpp>
 #include <redist/topology.hpp>
-
-#include <sys/mman.h>
 
 namespace redist {
 
@@ -171,19 +171,13 @@ class NodeWindow {
   }
 
   /// Makes the pages of [p, p + n) present, writable, in one call where the kernel can
-  /// (MADV_POPULATE_WRITE, Linux 5.14): on shared memory the kernel's page allocation
-  /// is most of the cost, and a memset would write every byte once more (bench/README.md,
+  /// (detail/populate_pages.hpp): on shared memory the kernel's page allocation is most of
+  /// the cost, and a memset would write every byte once more (bench/README.md,
   /// "Element-cyclic plan cost"). Elsewhere, one write per page.
   static void fault_in(char* p, std::size_t n) {
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-#ifdef MADV_POPULATE_WRITE
-    const auto start = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
-    if (::madvise(reinterpret_cast<void*>(start), n + (reinterpret_cast<std::uintptr_t>(p) - start),
-                  MADV_POPULATE_WRITE) == 0)
-      return;
-#endif
+    if (populate_pages(p, n, PageAccess::write)) return;
     // Volatile: the write must happen although nothing reads it.
-    for (std::size_t o = 0; o < n; o += page) static_cast<volatile char*>(p)[o] = 0;
+    for (std::size_t o = 0; o < n; o += page_bytes()) static_cast<volatile char*>(p)[o] = 0;
   }
 
   NodeWindow(const boost::mpi::communicator& comm, std::size_t bytes, Fill fill) {
@@ -206,18 +200,23 @@ class NodeWindow {
     if (rc != MPI_SUCCESS)
       throw communication_error(detail::describe("MPI_Win_allocate_shared failed", "bytes", bytes));
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win_);
-    // Zeroed after the pages are made present in one call: a memset alone took a fault a
-    // page, 1.8-1.9 s for 256 MiB a rank against 0.7-1.0 s (bench/README.md, "The first
-    // move into or out of node-shared memory").
-    if (bytes > 0) fault_in(mine, bytes);
-    if (bytes > 0 && fill == Fill::zero) std::memset(mine, 0, bytes);
     for (int r = 0; r < node_.size(); ++r) {
       MPI_Aint size = 0;
       int unit = 0;
       char* p = nullptr;
       MPI_Win_shared_query(win_, r, &size, &unit, &p);
       parts_.emplace_back(p, static_cast<std::size_t>(size));
+      // Huge pages where the backing file system allows them (a tmpfs mounted with
+      // huge=advise: docs/node-shared.md, "Huge pages"): every process maps each page of
+      // a peer's part on its first touch, so 4 KiB pages cost a fault a page a process. In
+      // every process's mapping, and before the owner's first touch.
+      advise_huge_pages(p, static_cast<std::size_t>(size));
     }
+    // Zeroed after the pages are made present in one call: a memset alone took a fault a
+    // page, 1.8-1.9 s for 256 MiB a rank against 0.7-1.0 s (bench/README.md, "The first
+    // move into or out of node-shared memory").
+    if (bytes > 0) fault_in(mine, bytes);
+    if (bytes > 0 && fill == Fill::zero) std::memset(mine, 0, bytes);
     publish();
     node_.barrier();  // every part filled before anyone reads a peer's
     acquire();

@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include "first_move_faults.hpp"
 #include "mpi_test_support.hpp"
 #include "node_shared_moves.hpp"
 
@@ -40,6 +41,24 @@ void check_all_direct(const RunReport& rep) {
 
 TEST_CASE("mpi: node-shared source, every message read in place") {
   node_shared_moves(boost::mpi::communicator{}, shared_source(), check_all_direct);
+}
+
+TEST_CASE("mpi: the first move out of a node-shared source finds the peers' pages mapped") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(1024, 1024, 64, 64), BlockCyclic(1, np)};
+  const Layout dst{uniform(1024, 1024, 64, 64), BlockCyclic(np, 1)};
+  auto a = node_shared_matrix<double>(src, PackedTiles<>{}, comm);
+  TiledMatrix<double, decltype(dst), PackedTiles<>> b(dst, {}, comm.rank());
+  const Region region = Region::whole({1024, 1024});
+  fill_source(a);
+  fill_sentinel(b);
+  const long mapped = mapped_window_bytes(a);
+  Redistributor r(a, b, comm);
+  const bool direct = sum(comm, r.messages(Transport::direct).second) > 0;
+  check_first_move_faults(comm, r, a, b, region, a, mapped,
+                          on_node_elements(comm, r.plan().recv.messages),
+                          !point_to_point_only() && direct);
 }
 
 TEST_CASE("mpi: node-shared source may change right after wait()") {

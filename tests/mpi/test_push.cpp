@@ -17,6 +17,7 @@
 
 #include <doctest/doctest.h>
 
+#include "first_move_faults.hpp"
 #include "late_rank.hpp"
 #include "mpi_test_support.hpp"
 #include "node_shared_moves.hpp"
@@ -278,6 +279,22 @@ TEST_CASE("mpi: a pushed target is the caller's between wait() and the next star
   const index_t bad = wrong_in_changing_rounds(r, a, b);
   CHECK(sum(comm, bad) == 0);
   CHECK(sum(comm, r.messages(Transport::push).first) == (pushing() ? intra_node(comm, r) : 0));
+}
+
+TEST_CASE("mpi: the first move into a node-shared target finds the peers' pages mapped") {
+  const boost::mpi::communicator comm;
+  const int np = comm.size();
+  const Layout src{uniform(1024, 1024, 64, 64), BlockCyclic(1, np)};
+  const Layout dst{uniform(1024, 1024, 64, 64), BlockCyclic(np, 1)};
+  TiledMatrix<double, decltype(src), PackedTiles<>> a(src, {}, comm.rank());
+  auto b = node_shared_matrix<double>(dst, PackedTiles<>{}, comm);
+  const Region region = Region::whole({1024, 1024});
+  fill_source(a);
+  fill_sentinel(b);
+  const long mapped = mapped_window_bytes(b);
+  Redistributor r(a, b, comm, PlanOptions{}, every_push());
+  check_first_move_faults(comm, r, a, b, region, b, mapped,
+                          on_node_elements(comm, r.plan().send.messages), pushing());
 }
 
 TEST_CASE("mpi: a receiver that does not start ends its pushers in the progress timeout") {

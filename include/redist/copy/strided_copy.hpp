@@ -71,11 +71,12 @@ struct StridedCopy {
 };
 
 /// What a copy's runs span from a column's start: the lowest source offset, the end past
-/// the highest element (at the copy's row step), the rows they cover, the shortest run.
-/// The followers' source spans (engine/bound_pool.hpp) and the streaming rules
-/// (engine/streaming_choice.hpp) read them.
+/// the highest element (at the copy's row step), the same two in the target (contiguous
+/// runs), the rows they cover, the shortest run. The chunks' address spans
+/// (engine/bound_pool.hpp) and the streaming rules (engine/streaming_choice.hpp) read them.
 struct RunSummary {
   index_t low = INT64_MAX, end = INT64_MIN, covered = 0, shortest = INT64_MAX;
+  index_t dst_low = INT64_MAX, dst_end = INT64_MIN;
 
   template <class T>
   static RunSummary of(const StridedCopy<T>& c, const std::vector<RowRun>& runs) {
@@ -85,6 +86,8 @@ struct RunSummary {
       const RowRun& run = runs[static_cast<std::size_t>(r)];
       s.low = std::min(s.low, run.src);
       s.end = std::max(s.end, run.src + (run.length - 1) * step + 1);
+      s.dst_low = std::min(s.dst_low, run.dst);
+      s.dst_end = std::max(s.dst_end, run.dst + run.length);
       s.covered += run.length;
       s.shortest = std::min(s.shortest, run.length);
     }

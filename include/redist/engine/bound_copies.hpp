@@ -28,6 +28,7 @@
 #include <redist/engine/fused_sweeps.hpp>
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/engine/pack_followers.hpp>
+#include <redist/engine/peer_pages.hpp>
 #include <redist/engine/stitched_runs.hpp>
 #include <redist/engine/streaming_choice.hpp>
 #include <redist/execution_options.hpp>
@@ -125,6 +126,31 @@ class BoundCopies {
     for (std::size_t k = recv_.range[c].first; k < recv_.range[c].second; ++k)
       recv_.pool.copies[k].src = at + (recv_.rel[k] - offset);
   }
+  /// Makes present in this process's page tables the peers' node-shared pages that its
+  /// moves touch in place (engine/peer_pages.hpp): the target spans its pushed chunks
+  /// write and the source spans its direct reads read. Returns the bytes made present.
+  std::size_t populate_peer_pages(const TaskGraph& graph) const {
+    if constexpr (!host_memory) {
+      return 0;  // device memory is mapped by its driver, not by page faults here
+    } else {
+      using Side = typename Bound::Side;
+      PeerPages written, read;
+      LastRunSummary summaries;
+      const auto add_to = [](PeerPages& pages) {
+        return [&pages](std::uintptr_t first, std::uintptr_t end) { pages.add(first, end); };
+      };
+      for (std::size_t c = 0; c < send_.range.size(); ++c)
+        if (graph.send_transport[graph.send.chunks[c].message] == Transport::push)
+          send_.for_each_member_span(c, Side::target, summaries, add_to(written));
+      for (std::size_t c = 0; c < recv_.range.size(); ++c)
+        if (graph.recv_transport[graph.recv.chunks[c].message] == Transport::direct)
+          recv_.for_each_member_span(c, Side::source, summaries, add_to(read));
+      // Reads first: a page both read and written ends up writable.
+      const std::size_t bytes = read.populate(redist::detail::PageAccess::read);
+      return bytes + written.populate(redist::detail::PageAccess::write);
+    }
+  }
+
   /// Brings the device copies of the pools up to date (device memory spaces).
   void mirror() {
     if constexpr (!host_memory) {

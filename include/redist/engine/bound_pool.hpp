@@ -105,25 +105,40 @@ struct BoundPool {
   /// that share them (1 x 1 tiles: 8192 runs and 8 members a copy, 0.3 s of set-up at
   /// 16384^2 before).
   std::vector<AddressSpan> source_spans() const {
-    const ColumnMember* m = pool.members.data();
     LastRunSummary summaries;
     std::vector<AddressSpan> spans(range.size());
     for (std::size_t c = 0; c < range.size(); ++c) {
       std::uintptr_t low = UINTPTR_MAX, high = 0;
-      for (std::size_t k = range[c].first; k < range[c].second; ++k) {
-        const StridedCopy<T>& x = pool.copies[k];
-        if (x.col_len == 0 || x.runs == 0) continue;
-        const RunSummary& r = summaries.of(x, pool.runs);
-        for (index_t j = 0; j < x.members; ++j) {
-          const T* top = x.src_column(m, j * x.col_len);
-          const T* bottom = x.src_column(m, (j + 1) * x.col_len - 1);
-          low = std::min(low, reinterpret_cast<std::uintptr_t>(top + r.low));
-          high = std::max(high, reinterpret_cast<std::uintptr_t>(bottom + r.end));
-        }
-      }
+      for_each_member_span(c, Side::source, summaries,
+                           [&](std::uintptr_t first, std::uintptr_t end) {
+                             low = std::min(low, first);
+                             high = std::max(high, end);
+                           });
       if (low < high) spans[c] = {low, high};
     }
     return spans;
+  }
+
+  enum class Side { source, target };
+  /// f(first, end) for each column member of chunk c's copies: the address range around
+  /// every run of its columns on `side` (as source_spans, a member at a time).
+  template <class F>
+  void for_each_member_span(std::size_t c, Side side, LastRunSummary& summaries, F&& f) const {
+    const ColumnMember* m = pool.members.data();
+    for (std::size_t k = range[c].first; k < range[c].second; ++k) {
+      const StridedCopy<T>& x = pool.copies[k];
+      if (x.col_len == 0 || x.runs == 0) continue;
+      const RunSummary& r = summaries.of(x, pool.runs);
+      for (index_t j = 0; j < x.members; ++j) {
+        const index_t top = j * x.col_len, bottom = (j + 1) * x.col_len - 1;
+        if (side == Side::source)
+          f(reinterpret_cast<std::uintptr_t>(x.src_column(m, top) + r.low),
+            reinterpret_cast<std::uintptr_t>(x.src_column(m, bottom) + r.end));
+        else
+          f(reinterpret_cast<std::uintptr_t>(x.dst_column(m, top) + r.dst_low),
+            reinterpret_cast<std::uintptr_t>(x.dst_column(m, bottom) + r.dst_end));
+      }
+    }
   }
 
   /// f(source element, target element, length) for every run of chunk c's copies; false

@@ -15,6 +15,7 @@
 ///   5. task graph     built once, with the transports     task_graph.hpp
 ///                     (and the step order's edges between nodes: engine/node_schedule.hpp)
 ///   6. copies         bound once, to matrices and buffers  engine/bound_copies.hpp
+///                     (the peers' pages they touch in place mapped: engine/peer_pages.hpp)
 ///   7. schedule       compiled once; copies mirrored to the device
 ///
 /// Steps 1, 2 and 6 are local: when one rank fails (bad storage, no memory), every rank
@@ -325,6 +326,9 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
     copies_ = BoundCopies<T, MemorySpace>(plan_, graph_, *sides, buffers_, choice.described,
                                           choice.targets, choice.peer_pid, transform_, options_);
   });
+  // The peers' pages that pushes and direct reads touch, mapped here now rather than a
+  // fault a page in the first move.
+  copies_.populate_peer_pages(graph_);
   leave_chunks_to_mpi(nodes);
   if (link_.ring && following_packs()) {
     follow_packs(graph_, local_followers(plan_, graph_, copies_));
