@@ -293,8 +293,10 @@ TEST_CASE("mpi: the first move into a node-shared target finds the peers' pages 
   fill_sentinel(b);
   const long mapped = mapped_window_bytes(b);
   Redistributor r(a, b, comm, PlanOptions{}, every_push());
+  // Simulated nodes of one rank (REDIST_RANKS_PER_NODE) push nothing.
+  const bool pushed = sum(comm, r.messages(Transport::push).first) > 0;
   check_first_move_faults(comm, r, a, b, region, b, mapped,
-                          on_node_elements(comm, r.plan().send.messages), pushing());
+                          on_node_elements(comm, r.plan().send.messages), pushing() && pushed);
 }
 
 TEST_CASE("mpi: a receiver that does not start ends its pushers in the progress timeout") {
