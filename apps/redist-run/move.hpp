@@ -167,6 +167,17 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
                        loads, 0);
   }
 
+  // The pages of each side's node-shared memory, the largest over ranks (0: private).
+  const auto page_bytes = [&](const auto& M) {
+    const void* p = nullptr;
+    M.for_each_tile([&](TileIndex t) {
+      if (p == nullptr) p = M.tile_ref(t).data;
+    });
+    const std::uint64_t mine = p != nullptr ? node_shared_page_bytes(p) : 0;
+    return boost::mpi::all_reduce(comm, mine, boost::mpi::maximum<std::uint64_t>());
+  };
+  const std::uint64_t src_pages = page_bytes(*A[0]), dst_pages = page_bytes(*B[0]);
+
   if (!o.dot.empty() && me == 0) {
     std::ofstream f(o.dot);
     write_graphviz(f, R.task_graph());
@@ -189,6 +200,8 @@ int move_and_report(const Options& o, const boost::mpi::communicator& comm,
   m.transport_policy = R.execution_options().transport;
   m.carried = std::move(carried);
   m.cross_memory_refused = refused;
+  m.src_page_bytes = src_pages;
+  m.dst_page_bytes = dst_pages;
   m.categories = std::move(cat_sum);
   m.nodes = nodes.nodes;
   m.node_of_rank = nodes.node_of_rank;

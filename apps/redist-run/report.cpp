@@ -1,9 +1,11 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include <redist/tools/machine_spec.hpp>
 
@@ -87,6 +89,18 @@ void print_report(const Options& o, const Region& region, const Measurement& m) 
     std::printf(" %s %lld", to_string(all_transports[k]), static_cast<long long>(m.carried[k]));
   if (!m.cross_memory_refused.empty())
     std::printf(" (cross-memory refused: %s)", m.cross_memory_refused.c_str());
+  if (m.src_page_bytes > 0 || m.dst_page_bytes > 0) {
+    const auto pages = [](std::uint64_t b) {
+      return b == 0                ? std::string("private")
+             : b % (1u << 20) == 0 ? std::to_string(b >> 20) + " MiB pages"
+                                   : std::to_string(b >> 10) + " KiB pages";
+    };
+    const std::uint64_t least = std::min(m.src_page_bytes > 0 ? m.src_page_bytes : UINT64_MAX,
+                                         m.dst_page_bytes > 0 ? m.dst_page_bytes : UINT64_MAX);
+    std::printf("\n  node-shared src %s, dst %s%s", pages(m.src_page_bytes).c_str(),
+                pages(m.dst_page_bytes).c_str(),
+                least < (1u << 20) ? " (huge pages: docs/node-shared.md, \"Huge pages\")" : "");
+  }
   std::printf("\n  categories (target tiles, all ranks):");
   for (int c = 0; c < 9; ++c) std::printf(" %d:%lld", c, static_cast<long long>(m.categories[c]));
   std::printf("\n  nodes    %d, node of each rank:", m.nodes);
@@ -169,6 +183,8 @@ void write_json_report(const Options& o, const Region& region, const Measurement
       f << (k ? ", " : "") << json_string(to_string(all_transports[k])) << ": " << m.carried[k];
     f << "},\n"
       << "  \"cross_memory_refused\": " << json_string(m.cross_memory_refused) << ",\n"
+      << "  \"node_shared_page_bytes\": {\"src\": " << m.src_page_bytes
+      << ", \"dst\": " << m.dst_page_bytes << "},\n"
       << "  \"nodes\": " << m.nodes << ",\n"
       << "  \"inter_node_schedule\": " << json_string(to_string(m.inter_node_schedule)) << ",\n"
       << "  \"node_of_rank\": " << json_array(m.node_of_rank) << ",\n"

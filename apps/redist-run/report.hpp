@@ -2,6 +2,7 @@
 // What one redist-run execution measured, gathered on rank 0, and the two reports made of
 // it: the text on stdout and the JSON file (docs/redist-run.md lists their fields).
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ struct Measurement {
   TransportPolicy transport_policy = TransportPolicy::automatic;
   std::vector<index_t> carried;  ///< messages per all_transports entry, all ranks
   std::string cross_memory_refused;
+  /// The page size of each side's node-shared memory (node_shared_page_bytes, the largest
+  /// over ranks); 0 where the side is private.
+  std::uint64_t src_page_bytes = 0, dst_page_bytes = 0;
   std::vector<index_t> categories;  ///< target tiles per category, all ranks
   int nodes = 1;
   std::vector<int> node_of_rank;

@@ -46,6 +46,7 @@
 
 #include <redist/collective/collectively.hpp>
 #include <redist/detail/huge_pages.hpp>
+#include <redist/detail/mapped_pages.hpp>
 #include <redist/detail/populate_pages.hpp>
 #include <redist/error.hpp>
 #include <redist/index.hpp>
@@ -288,6 +289,17 @@ TiledMatrix<T, L, P> node_shared_matrix(L layout, P placement,
                          static_cast<std::size_t>(map.allocation_sizes()[a]));
   return TiledMatrix<T, L, P>(std::move(layout), std::move(placement), comm.rank(),
                               std::move(storage), array.owner());
+}
+
+/// The largest page size that backs this rank's part of the node-shared memory holding p,
+/// in this process: 2 MiB where the window's file system gave huge pages, 4 KiB where it did
+/// not (docs/node-shared.md, "Huge pages"); 0 if p is not in node-shared memory. Local.
+inline std::size_t node_shared_page_bytes(const void* p) {
+  const auto w = detail::NodeWindow::find(p, 1);
+  if (!w || w->bytes(w->node_rank()) == 0) return 0;
+  // Its middle: MPI need not start a part on a page, and a part's first, partial page is
+  // not advised (detail/huge_pages.hpp).
+  return detail::page_bytes_mapping(w->base(w->node_rank()) + w->bytes(w->node_rank()) / 2);
 }
 
 }  // namespace redist

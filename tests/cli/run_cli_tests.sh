@@ -237,6 +237,11 @@ read -r push direct window cma p2p < <(messages_of "$work/run.$((count - 1)).jso
 [[ $push -gt 0 && $direct -eq 0 && $window -eq 0 && $cma -eq 0 && $p2p -eq 0 ]] ||
   fail "--shared dst: push $push direct $direct node-window $window cross-memory $cma p2p $p2p"
 expect_line "^  transport auto: messages point-to-point 0 node-window 0 direct 0 cross-memory 0 push $push$"
+# The page size of node-shared memory, in the text and the JSON (0: private).
+expect_line "^  node-shared src private, dst [0-9]+ (KiB|MiB) pages"
+python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['node_shared_page_bytes']
+sys.exit(0 if p['src'] == 0 and p['dst'] >= 4096 and p['dst'] & (p['dst'] - 1) == 0 else 1)" \
+  "$work/run.$((count - 1)).json" || fail "--shared dst: node_shared_page_bytes"
 expect_ok 2 "${shared_args[@]}" --shared src
 read -r push direct window cma p2p < <(messages_of "$work/run.$((count - 1)).json")
 [[ $direct -gt 0 && $push -eq 0 && $window -eq 0 ]] ||

@@ -129,6 +129,15 @@ TEST_CASE("mpi: NodeSharedArray is zero-filled; a faulted window is usable by ev
   long nonzero = 0;
   for (index_t i = 0; i < n; ++i) nonzero += a.data()[i] != 0.0;
   CHECK(nonzero == 0);
+  // Its pages: a power of two of at least 4 KiB (2 MiB where the backing file system gives
+  // huge pages); 0 for private memory.
+  if (n > 0) {
+    const std::size_t page = node_shared_page_bytes(a.data() + n / 2);
+    CHECK(page >= 4096);
+    CHECK((page & (page - 1)) == 0);
+  }
+  const std::vector<double> private_memory(16);
+  CHECK(node_shared_page_bytes(private_memory.data()) == 0);
   // The executor's message windows are only faulted in (NodeWindow::Fill::fault): each
   // owner writes its part, and every node rank reads every part after the barrier.
   auto w = detail::NodeWindow::create(comm, static_cast<std::size_t>(n) * sizeof(double) + 3,
