@@ -135,16 +135,17 @@ class BoundCopies {
     } else {
       using Side = typename Bound::Side;
       PeerPages written, read;
-      LastRunSummary summaries;
       const auto add_to = [](PeerPages& pages) {
         return [&pages](std::uintptr_t first, std::uintptr_t end) { pages.add(first, end); };
       };
+      // A summary per pool: it is kept by run indices, which each pool numbers its own way.
+      LastRunSummary sent, received;
       for (std::size_t c = 0; c < send_.range.size(); ++c)
         if (graph.send_transport[graph.send.chunks[c].message] == Transport::push)
-          send_.for_each_member_span(c, Side::target, summaries, add_to(written));
+          send_.for_each_member_span(c, Side::target, sent, add_to(written));
       for (std::size_t c = 0; c < recv_.range.size(); ++c)
         if (graph.recv_transport[graph.recv.chunks[c].message] == Transport::direct)
-          recv_.for_each_member_span(c, Side::source, summaries, add_to(read));
+          recv_.for_each_member_span(c, Side::source, received, add_to(read));
       // Reads first: a page both read and written ends up writable.
       const std::size_t bytes = read.populate(redist::detail::PageAccess::read);
       return bytes + written.populate(redist::detail::PageAccess::write);
