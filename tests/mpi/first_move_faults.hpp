@@ -5,9 +5,7 @@
 // (a node-shared target) and test_node_shared.cpp (a node-shared source).
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -65,20 +63,11 @@ index_t on_node_elements(const boost::mpi::communicator& comm, const Messages& m
 /// (their Rss in /proc/self/smaps).
 inline long mapped_bytes(std::uintptr_t first, std::uintptr_t end) {
   std::ifstream in("/proc/self/smaps");
-  std::string line;
-  bool meets = false;
   long bytes = 0;
-  while (std::getline(in, line)) {
-    std::uintptr_t low = 0, high = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    if (head >> std::hex >> low >> dash >> high && dash == '-') {
-      meets = low < end && first < high;
-      continue;
-    }
-    long kib = 0;
-    if (meets && std::sscanf(line.c_str(), "Rss: %ld kB", &kib) == 1) bytes += kib * 1024;
-  }
+  detail::for_each_smaps_field(
+      in, [&](std::uintptr_t low, std::uintptr_t high, const std::string& field, long long kib) {
+        if (field == "Rss" && low < end && first < high) bytes += static_cast<long>(kib) * 1024;
+      });
   return bytes;
 }
 
