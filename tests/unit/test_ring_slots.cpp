@@ -1,13 +1,16 @@
 // The node window's rings without MPI (transport/ring_slots.hpp): chunks held within a slot
-// by cutting members between their columns (engine/chunking.hpp), identically on both ends
+// by cutting members between their columns, or between their segments where messages are laid
+// flat (engine/chunking.hpp), identically on both ends
 // and back to back; each ring chunk's slot and the chunk it waits for; rings within the
 // room whole messages would take; slot sizes from the caches, and the caches as sysfs lists
 // them (detail/cpu_caches.hpp).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -100,6 +103,170 @@ TEST_CASE("ring chunks: within the limit, members cut between columns, back to b
           }
         }
       }
+    }
+  }
+}
+
+TEST_CASE("ring chunks laid flat: members cut between whole segments, in the order they lie") {
+  for (const index_t limit :
+       {index_t{1}, index_t{700}, index_t{4096}, index_t{25000}, index_t{60000}}) {
+    CAPTURE(limit);
+    const auto cut = [limit](const Plan& p, const FamilyList& d) {
+      return cut_chunks(
+          p, d, [limit](const Message&) { return limit; }, everywhere, true);
+    };
+    const Plan plan = four_rank_plan(0);
+    const Chunking c = cut(plan, plan.send);
+    bool rows_cut = false, columns_cut = false;
+    for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+      index_t at = 0;
+      // Each (family, row piece, first column) once: no segment in two slices.
+      std::set<std::tuple<std::size_t, index_t, index_t, index_t>> seen;
+      for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k) {
+        const Chunk& ch = c.chunks[k];
+        CHECK(ch.offset == at);
+        index_t in = 0;
+        for (std::size_t s = ch.first; s < ch.end; ++s) {
+          const Slice& sl = c.slices[s];
+          CHECK(sl.offset == at + in);
+          index_t held = 0, widest = 0;
+          // Slices of one member follow each other in RowKey order.
+          if (sl.rows_cut && s > ch.first) {
+            const Slice& before = c.slices[s - 1];
+            if (before.rows_cut && before.col_first == sl.col_first && sl.col_skip == 0)
+              CHECK(before.rows_last < sl.rows_first);
+          }
+          if (sl.rows_cut && k > c.begin[m] && s == ch.first) {
+            const Chunk& prev = c.chunks[k - 1];
+            const Slice& before = c.slices[prev.end - 1];
+            if (before.rows_cut && before.family == sl.family && before.col_first == sl.col_first &&
+                sl.col_skip == 0)
+              CHECK(before.rows_last < sl.rows_first);
+          }
+          engine::for_each_slice_segment(
+              plan, plan.send, sl, [&](index_t row, index_t, const Piece& r, const Piece& col) {
+                held += r.length * col.length;
+                widest = std::max(widest, r.length);
+                CHECK(seen.emplace(sl.family, row, col.dst_tile, col.dst_offset).second);
+                if (sl.rows_cut) {
+                  CHECK(sl.rows_first <= row_key(r));
+                  CHECK(row_key(r) <= sl.rows_last);
+                }
+              });
+          CHECK(held == sl.elements);  // the slice is the segments it holds
+          CHECK(engine::slice_row_pieces(plan, plan.send, sl) > 0);
+          if (sl.rows_cut) {
+            rows_cut = true;
+            CHECK(sl.col_count == 1);
+            // Whole segments within the limit; a segment alone may exceed it, then
+            // cut between columns as a stacked member is.
+            if (sl.col_take == 0)
+              CHECK((sl.elements <= limit || engine::slice_row_pieces(plan, plan.send, sl) == 1));
+            else
+              columns_cut = true;
+          }
+          in += sl.elements;
+        }
+        CHECK(in == ch.elements);
+        at += ch.elements;
+      }
+      CHECK(at == plan.send.messages[m].elements);
+    }
+    if (limit < 50000) CHECK(rows_cut);
+    if (limit < 100) CHECK(columns_cut);
+    // The receiver of each message cuts it alike, slice by slice.
+    for (int peer = 1; peer < 4; ++peer) {
+      const Plan theirs = four_rank_plan(peer);
+      const Chunking r = cut(theirs, theirs.recv);
+      for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+        const Message& msg = plan.send.messages[m];
+        if (msg.peer != peer) continue;
+        for (std::size_t n = 0; n < theirs.recv.messages.size(); ++n) {
+          const Message& in = theirs.recv.messages[n];
+          if (in.peer != 0 || in.batch != msg.batch) continue;
+          REQUIRE(r.begin[n + 1] - r.begin[n] == c.begin[m + 1] - c.begin[m]);
+          for (std::size_t k = 0; k < c.begin[m + 1] - c.begin[m]; ++k) {
+            const Chunk& mine = c.chunks[c.begin[m] + k];
+            const Chunk& their = r.chunks[r.begin[n] + k];
+            CHECK(their.offset == mine.offset);
+            CHECK(their.elements == mine.elements);
+            REQUIRE(their.end - their.first == mine.end - mine.first);
+            for (std::size_t s = 0; s < mine.end - mine.first; ++s) {
+              const Slice& a = c.slices[mine.first + s];
+              const Slice& b = r.slices[their.first + s];
+              CHECK(a.rows_cut == b.rows_cut);
+              CHECK(a.rows_first == b.rows_first);
+              CHECK(a.rows_last == b.rows_last);
+              CHECK(a.col_skip == b.col_skip);
+              CHECK(a.elements == b.elements);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("flat rows cut: whole source tiles a span, places never cut") {
+  using detail::FlatRow;
+  using detail::RowSpan;
+  // Case a's pattern: 100-row target tiles (keys) over 256-row source tiles.
+  const std::vector<FlatRow> rows{{{1, 0}, 100, 0}, {{3, 0}, 56, 1},  {{3, 56}, 44, 2},
+                                  {{5, 0}, 100, 2}, {{7, 0}, 12, 2},  {{7, 12}, 88, 3},
+                                  {{9, 0}, 100, 3}, {{11, 0}, 68, 4}, {{11, 68}, 32, 4}};
+  const auto spans = [&](const std::vector<FlatRow>& in, index_t most) {
+    std::vector<RowSpan> out;
+    detail::cut_rows(in, most, [&](const RowSpan& s) { out.push_back(s); });
+    return out;
+  };
+  // Every piece in exactly one span, in order; a span within `most` rows unless it is one
+  // place of more.
+  const auto covers = [](const std::vector<FlatRow>& in, const std::vector<RowSpan>& out,
+                         index_t most) {
+    std::size_t k = 0;
+    for (const RowSpan& s : out) {
+      REQUIRE(k < in.size());
+      CHECK(in[k].key == s.first);
+      index_t n = 0, places = 0;
+      for (; k < in.size() && in[k].key <= s.last; ++k) {
+        n += in[k].rows;
+        places += k == 0 || !(in[k - 1].key == in[k].key) ? 1 : 0;
+      }
+      CHECK(in[k - 1].key == s.last);
+      CHECK(n == s.rows);
+      CHECK((s.rows <= most || places == 1));
+    }
+    CHECK(k == in.size());
+  };
+  SUBCASE("whole source tiles, as many as fit") {
+    const auto out = spans(rows, 300);
+    covers(rows, out, 300);
+    // Tiles 0 and 1 (100 + 56 rows), 2 (156), 3 and 4 (188 + 100): 156 + 156 > 300.
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].last == RowKey{3, 0});
+    CHECK(out[1].first == RowKey{3, 56});
+    CHECK(out[1].last == RowKey{7, 0});
+    CHECK(out[2].first == RowKey{7, 12});
+    CHECK(out[2].rows == 288);
+  }
+  SUBCASE("a tile of more rows than a span is cut between its places") {
+    const auto out = spans(rows, 120);
+    covers(rows, out, 120);
+    // Tile 2 (200 rows) goes in two spans; no span mixes tiles 2 and 3.
+    for (const RowSpan& s : out) CHECK(!(s.first <= RowKey{7, 0} && RowKey{7, 12} <= s.last));
+  }
+  SUBCASE("a place of more rows than a span is a span alone") {
+    const auto out = spans(rows, 50);
+    covers(rows, out, 50);
+    CHECK(out.size() == 9);  // no two places of one tile fit together
+  }
+  SUBCASE("pieces of one place (two parts) stay together") {
+    const std::vector<FlatRow> two{{{0, 0}, 40, 0}, {{0, 0}, 40, 5}, {{1, 0}, 40, 1}};
+    for (const index_t most : {index_t{1}, index_t{40}, index_t{80}, index_t{200}}) {
+      CAPTURE(most);
+      const auto out = spans(two, most);
+      covers(two, out, most);
+      CHECK(out.front().rows >= 80);
     }
   }
 }

@@ -82,12 +82,11 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     else
       return false;
   };
-  index_t row_pieces = 0;  // of the slice's families; a column piece has a segment each
-  for (std::size_t k = s.family; k < s.family_end; ++k)
-    row_pieces += plan.rows(d.families[k]).count;
+  // Of the slice's families (those it holds); a column piece has a segment each.
+  const index_t row_pieces = slice_row_pieces(plan, d, s);
   if constexpr (described_src) {
     // A peer's source that separates binds as one copy, as a local matrix does.
-    if (shared.separates_peer_sources() && separable(dst)) {
+    if (shared.separates_peer_sources() && separable(dst) && !s.rows_cut) {
       if (auto whole = separate(src.next, row_pieces, cols.count, transposed(src))) {
         src.next += row_pieces * cols.count;
         return bind_slice(plan, d, s, *whole, dst, pool, rel, shared, flat);
@@ -97,7 +96,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
   if constexpr (is_described_target<Dst>::value) {
     // A peer's target that separates binds as one copy from a source that does: on the
     // host too (engine/separated_source.hpp, why).
-    if (separable(src)) {
+    if (separable(src) && !s.rows_cut) {
       if (auto whole = separate(dst.next, row_pieces, cols.count, false)) {
         dst.next += row_pieces * cols.count;
         return bind_slice(plan, d, s, src, *whole, pool, rel, shared, flat);
@@ -107,7 +106,8 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
   const std::size_t before = pool.copies.size();
   if constexpr (!described) {
     // A flat message is laid segment after segment: never one copy per slice.
-    if (separable(src) && separable(dst) && !(flat && (src_buffer || dst_buffer))) {
+    // A slice of some rows (laid flat only) goes segment by segment.
+    if (separable(src) && separable(dst) && !(flat && (src_buffer || dst_buffer)) && !s.rows_cut) {
       // One copy: the row members of every family of the block as runs, the column
       // members as members.
       StridedCopy<T> c;

@@ -10,8 +10,10 @@
 /// after, whole (engine/wired.hpp).
 
 #include <algorithm>
+#include <compare>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <redist/plan.hpp>
@@ -19,20 +21,41 @@
 
 namespace redist {
 
+/// Where a row piece lands: its target tile row and its offset there. A flat message
+/// (engine/bind_copies.hpp) lays a member's segments in this order.
+struct RowKey {
+  index_t tile = 0, offset = 0;
+  friend constexpr auto operator<=>(const RowKey&, const RowKey&) = default;
+};
+inline constexpr RowKey row_key(const Piece& p) { return {p.dst_tile, p.dst_offset}; }
+
 /// Column members [col_first, col_first + col_count) of a column block of a FamilyList
 /// (families [family, family_end), stacked: plan/block_family.hpp): `elements` elements
 /// at element `offset` from its message's start (a block's columns are contiguous in the
 /// buffer).
 ///
-/// A slice may also be part of one member, its columns [col_skip, col_skip + col_take)
-/// (col_count 1, col_take > 0): a chunk of a node window's ring must fit a slot
-/// (engine/ring_slots.hpp), and one member can be larger (4096 rows x 100 columns).
-/// The member's columns lie one after the other in the buffer, so the part is contiguous.
+/// A slice may also be part of one member (col_count 1): a chunk of a node window's ring
+/// must fit a slot (engine/ring_slots.hpp), and one member can be larger (4096 rows x 100
+/// columns). Stacked, the part is some of the member's columns, [col_skip, col_skip +
+/// col_take) (col_take > 0): they lie one after the other in the buffer. Laid flat, it is
+/// the member's segments whose RowKey lies in [rows_first, rows_last] (rows_cut): laid
+/// segment after segment in that order, they are contiguous too, and each stays one copy
+/// whole, where a cut between columns made a copy of every segment in every slice (case a
+/// in tile storage: 82 copies of 8 columns a slot). A row range may also be cut between its
+/// columns, where one segment exceeds a slot.
 struct Slice {
   std::size_t family = 0, family_end = 0;
   index_t col_first = 0, col_count = 0;
   index_t offset = 0, elements = 0;
   index_t col_skip = 0, col_take = 0;  ///< col_take 0: whole members
+  bool rows_cut = false;               ///< only the row pieces in [rows_first, rows_last]
+  RowKey rows_first{}, rows_last{};
+
+  bool holds(const Piece& row) const {
+    if (!rows_cut) return true;
+    const RowKey k = row_key(row);
+    return rows_first <= k && k <= rows_last;
+  }
 };
 
 /// Slices [first, end) of one message: elements [offset, offset + elements) of it.
@@ -59,16 +82,110 @@ struct Chunkings {
 /// doubles: the transposing copies' tile).
 inline constexpr index_t cut_columns = 8;
 
+namespace detail {
+
+/// A row piece of a flat member: where it lands, its rows, and its source tile.
+struct FlatRow {
+  RowKey key;
+  index_t rows = 0, src_tile = 0;
+};
+
+/// The row pieces of column block [f, f_end) of d in RowKey order (stable: a flat
+/// message's order, engine/bind_copies.hpp).
+inline std::vector<FlatRow> block_rows_in_order(const Plan& plan, const FamilyList& d, index_t f,
+                                                index_t f_end) {
+  std::vector<FlatRow> rows;
+  for (index_t k = f; k < f_end; ++k) {
+    const PieceGroup g = plan.rows(d.families[static_cast<std::size_t>(k)]);
+    for (index_t a = 0; a < g.count; ++a) {
+      const Piece p = g.member(a);
+      rows.push_back(FlatRow{row_key(p), g.length, p.src_tile});
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const FlatRow& x, const FlatRow& y) { return x.key < y.key; });
+  return rows;
+}
+
+/// Rows [first, last] (RowKeys) of a flat member, `rows` of them.
+struct RowSpan {
+  RowKey first{}, last{};
+  index_t rows = 0;
+};
+
+/// Cuts a flat member's row pieces (`in_order`, block_rows_in_order) into spans of at most
+/// `most` rows, calling emit(span) in order; a place (pieces of one RowKey, several parts
+/// at once) is never cut, and one of more rows is a span alone. The spans end where the
+/// source tile changes, as many whole source tiles a span as fit: the local parts cut the
+/// same way then read the same tiles as the pack they follow (engine/pack_followers.hpp), and
+/// their sweep reads each tile column front to back once (engine/fused_sweeps.hpp). A source
+/// tile of more rows is cut between its places, as many a span as fit.
+template <class Emit>
+void cut_rows(const std::vector<FlatRow>& in_order, index_t most, Emit&& emit) {
+  const std::size_t n = in_order.size();
+  RowSpan open{};
+  const auto flush = [&] {
+    if (open.rows > 0) emit(open);
+    open = RowSpan{};
+  };
+  const auto join = [&](const RowSpan& s) {
+    if (open.rows == 0) open.first = s.first;
+    open.last = s.last;
+    open.rows += s.rows;
+  };
+  // Place [i, end): the pieces of one RowKey.
+  const auto place_end = [&](std::size_t i) {
+    std::size_t e = i + 1;
+    while (e < n && in_order[e].key == in_order[i].key) ++e;
+    return e;
+  };
+  for (std::size_t i = 0; i < n;) {
+    // The source tile's places [i, j), its rows.
+    const index_t tile = in_order[i].src_tile;
+    std::size_t j = i;
+    index_t tile_rows = 0;
+    while (j < n && in_order[j].src_tile == tile) {
+      const std::size_t e = place_end(j);
+      for (std::size_t k = j; k < e; ++k) tile_rows += in_order[k].rows;
+      j = e;
+    }
+    if (tile_rows <= most) {
+      if (open.rows + tile_rows > most) flush();
+      join(RowSpan{in_order[i].key, in_order[j - 1].key, tile_rows});
+    } else {  // a tile of more than a span: its places, a span's worth at a time
+      flush();
+      for (std::size_t k = i; k < j;) {
+        const std::size_t e = place_end(k);
+        index_t rows = 0;
+        for (std::size_t q = k; q < e; ++q) rows += in_order[q].rows;
+        if (open.rows > 0 && open.rows + rows > most) flush();
+        join(RowSpan{in_order[k].key, in_order[e - 1].key, rows});
+        if (rows > most) flush();
+        k = e;
+      }
+      flush();
+    }
+    i = j;
+  }
+  flush();
+}
+
+}  // namespace detail
+
 /// Cuts every message m of d into chunks of about `chunk_elements(m)`, at column-member
 /// boundaries of its families (a chunk holds at least one member). Sender and receiver
 /// see the same families in the same order, so they cut alike (given limits that both
 /// derive alike: a message's peer's node, say). With `within(m)` true, message m's chunks
 /// hold at most `chunk_elements(m)` each, a member larger than that cut between its
-/// columns, cut_columns at a time at least (so those columns may be larger still).
+/// columns, cut_columns at a time at least (so those columns may be larger still); or,
+/// where messages are laid flat (`flat`, engine/matrix_sides.hpp), between its segments in
+/// RowKey order, whole segments a chunk, and a segment larger than the limit alone between
+/// its columns.
 /// @post the chunks of a message cover its elements in order, back to back.
 template <class LimitOf, class Within>
 requires std::is_invocable_r_v<index_t, LimitOf, const Message&> Chunking
-cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, Within&& within) {
+cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, Within&& within,
+           bool flat = false) {
   Chunking c;
   // At least a slice per column block: sized once, not grown by doubling (K parts).
   c.slices.reserve(d.families.size());
@@ -88,6 +205,7 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
       }
       const index_t width = plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
       const index_t member = fam.buffer_ld * width;
+      std::vector<detail::FlatRow> rows_in_order;  // flat, once a member is cut
       const auto add = [&](Slice sl) {
         c.slices.push_back(sl);
         Chunk& ch = c.chunks.back();
@@ -108,17 +226,41 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
           b += n;
         } else if (member <= limit) {
           open();
-        } else {  // a member larger than a chunk: its columns, a chunk's worth at a time
-          // Whole blocks of cut_columns: a transposing copy works on tiles of a cache
-          // line (copy/host_transpose.hpp), and a thinner piece reads a source line per
-          // element (case a with op t and 32 KiB slots: 0.19-0.28 s instead of 0.05 s).
-          const index_t per =
-              std::max<index_t>(cut_columns, limit / fam.buffer_ld / cut_columns * cut_columns);
-          for (index_t j = 0; j < width; j += per) {
-            if (empty() || c.chunks.back().elements > 0) open();
-            const index_t take = std::min(per, width - j);
-            add(Slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b, 1, offset,
-                      take * fam.buffer_ld, j, take});
+        } else {  // a member larger than a chunk: a chunk's worth at a time
+          // Columns in whole blocks of cut_columns: a transposing copy works on tiles of a
+          // cache line (copy/host_transpose.hpp), and a thinner piece reads a source line
+          // per element (case a with op t and 32 KiB slots: 0.19-0.28 s instead of 0.05 s).
+          const auto by_columns = [&](Slice sl, index_t rows) {
+            const index_t per =
+                std::max<index_t>(cut_columns, limit / rows / cut_columns * cut_columns);
+            for (index_t j = 0; j < width; j += per) {
+              if (empty() || c.chunks.back().elements > 0) open();
+              sl.offset = offset;
+              sl.col_skip = j;
+              sl.col_take = std::min(per, width - j);
+              sl.elements = sl.col_take * rows;
+              add(sl);
+            }
+          };
+          const Slice member_slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b,
+                                   1};
+          if (!flat) {
+            by_columns(member_slice, fam.buffer_ld);
+          } else {
+            if (rows_in_order.empty())
+              rows_in_order = detail::block_rows_in_order(plan, d, f, f_end);
+            const auto emit = [&](const detail::RowSpan& span) {
+              Slice sl = member_slice;
+              sl.rows_cut = true;
+              sl.rows_first = span.first;
+              sl.rows_last = span.last;
+              if (span.rows * width > limit) return by_columns(sl, span.rows);  // one place
+              if (empty() || c.chunks.back().elements > 0) open();
+              sl.offset = offset;
+              sl.elements = span.rows * width;
+              add(sl);
+            };
+            detail::cut_rows(rows_in_order, limit / width, emit);
           }
           open();
           b += 1;
@@ -204,9 +346,26 @@ void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& 
       const BlockFamily& fam = d.families[k];
       const PieceGroup rows = plan.rows(fam);
       const index_t row0 = fam.buffer_offset - first.buffer_offset;
-      for (index_t a = 0; a < rows.count; ++a) f(row0 + a * rows.length, b, rows.member(a), col);
+      for (index_t a = 0; a < rows.count; ++a) {
+        const Piece row = rows.member(a);
+        if (s.holds(row)) f(row0 + a * rows.length, b, row, col);
+      }
     }
   }
+}
+
+/// The row pieces of slice s: of its families, those it holds.
+inline index_t slice_row_pieces(const Plan& plan, const FamilyList& d, const Slice& s) {
+  index_t n = 0;
+  for (std::size_t k = s.family; k < s.family_end; ++k) {
+    const PieceGroup rows = plan.rows(d.families[k]);
+    if (!s.rows_cut) {
+      n += rows.count;
+      continue;
+    }
+    for (index_t a = 0; a < rows.count; ++a) n += s.holds(rows.member(a)) ? 1 : 0;
+  }
+  return n;
 }
 
 /// f(part, row piece, column piece) for each segment of message m of `d`, chunk by chunk

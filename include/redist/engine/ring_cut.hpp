@@ -57,12 +57,13 @@ struct RingCut {
 /// columns where needed; the others keep `limit`), the local parts to
 /// min(`local_part_elements`, a slot), held within a slot like the ring's chunks where they
 /// follow packs (`follow`); then lays out the rings of this rank (`rank` of comm, on
-/// `nodes`) for elements of `element_bytes`.
+/// `nodes`) for elements of `element_bytes`. `flat`: messages are laid flat
+/// (engine/matrix_sides.hpp), and members are cut between their segments (cut_chunks).
 template <class Limit>
 RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Transport>& send,
                       const std::vector<Transport>& recv, const Limit& limit, RingSize size,
-                      index_t local_part_elements, bool follow, const NodeMap& nodes, int rank,
-                      std::size_t element_bytes) {
+                      index_t local_part_elements, bool follow, bool flat, const NodeMap& nodes,
+                      int rank, std::size_t element_bytes) {
   if (size.slots == 0) return {};
   const index_t slot_elements =
       std::max<index_t>(1, size.slot_bytes / static_cast<index_t>(element_bytes));
@@ -78,7 +79,7 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
         [&](const Message& msg) {
           return ringed(msg) ? std::min(limit(msg), slot_elements) : limit(msg);
         },
-        ringed);
+        ringed, flat);
   };
   const auto any = [&](const std::vector<Transport>& how) {
     return std::any_of(how.begin(), how.end(), cut_to_slots);
@@ -96,7 +97,7 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
     const index_t part = out.poll_elements;
     chunks.local = cut_chunks(
         plan, plan.local, [part](const Message&) { return part; },
-        [follow](const Message&) { return follow; });
+        [follow](const Message&) { return follow; }, flat);
   }
   std::vector<bool> ring(plan.send.messages.size());
   for (std::size_t m = 0; m < ring.size(); ++m) ring[m] = send[m] == Transport::shared_window;

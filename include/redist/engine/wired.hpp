@@ -313,7 +313,7 @@ Wired<T, MemorySpace>::Wired(Plan plan, const std::vector<MatrixView<T, MemorySp
   const RingCut cut =
       cut_for_rings(plan_, chunks, choice.send, choice.recv, chunk_limit,
                     ring_size(options_, node_transports(), nodes, comm_), local_part_elements(),
-                    following_packs(), nodes, comm_.rank(), sizeof(T));
+                    following_packs(), sides->flat, nodes, comm_.rank(), sizeof(T));
   if (cut.poll_elements > 0) poll_elements_ = cut.poll_elements;
   const transport::RingSlots& rings = cut.rings;
   describe_push_targets(*sides, chunks, choice);
