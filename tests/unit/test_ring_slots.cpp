@@ -41,6 +41,27 @@ Plan four_rank_plan(int rank) {
 
 const auto everywhere = [](const Message&) { return true; };
 
+/// Each chunk of rank 0's sent messages (`plan`, cut into `c`) beside the same chunk as its
+/// receiver cuts it (cut(their plan, their plan.recv)): f(mine, theirs, c, theirs' cut).
+template <class Cut, class F>
+void beside_receivers(const Plan& plan, const Chunking& c, Cut&& cut, F&& f) {
+  for (int peer = 1; peer < 4; ++peer) {
+    const Plan theirs = four_rank_plan(peer);
+    const Chunking r = cut(theirs, theirs.recv);
+    for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+      const Message& msg = plan.send.messages[m];
+      if (msg.peer != peer) continue;
+      for (std::size_t n = 0; n < theirs.recv.messages.size(); ++n) {
+        const Message& in = theirs.recv.messages[n];
+        if (in.peer != 0 || in.batch != msg.batch) continue;
+        REQUIRE(r.begin[n + 1] - r.begin[n] == c.begin[m + 1] - c.begin[m]);
+        for (std::size_t k = 0; k < c.begin[m + 1] - c.begin[m]; ++k)
+          f(c.chunks[c.begin[m] + k], r.chunks[r.begin[n] + k], c, r);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("ring chunks: within the limit, members cut between columns, back to back") {
@@ -86,24 +107,14 @@ TEST_CASE("ring chunks: within the limit, members cut between columns, back to b
     }
     if (limit < 50000) CHECK(cut_inside);
     // The receiver of each message cuts it alike.
-    for (int peer = 1; peer < 4; ++peer) {
-      const Plan theirs = four_rank_plan(peer);
-      const Chunking r = cut_chunks(
-          theirs, theirs.recv, [limit](const Message&) { return limit; }, everywhere);
-      for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
-        const Message& msg = plan.send.messages[m];
-        if (msg.peer != peer) continue;
-        for (std::size_t n = 0; n < theirs.recv.messages.size(); ++n) {
-          const Message& in = theirs.recv.messages[n];
-          if (in.peer != 0 || in.batch != msg.batch) continue;
-          REQUIRE(r.begin[n + 1] - r.begin[n] == c.begin[m + 1] - c.begin[m]);
-          for (std::size_t k = 0; k < c.begin[m + 1] - c.begin[m]; ++k) {
-            CHECK(r.chunks[r.begin[n] + k].offset == c.chunks[c.begin[m] + k].offset);
-            CHECK(r.chunks[r.begin[n] + k].elements == c.chunks[c.begin[m] + k].elements);
-          }
-        }
-      }
-    }
+    const auto cut = [limit](const Plan& p, const FamilyList& d) {
+      return cut_chunks(
+          p, d, [limit](const Message&) { return limit; }, everywhere);
+    };
+    beside_receivers(plan, c, cut, [](const Chunk& mine, const Chunk& theirs, auto&, auto&) {
+      CHECK(theirs.offset == mine.offset);
+      CHECK(theirs.elements == mine.elements);
+    });
   }
 }
 
@@ -129,7 +140,7 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
         for (std::size_t s = ch.first; s < ch.end; ++s) {
           const Slice& sl = c.slices[s];
           CHECK(sl.offset == at + in);
-          index_t held = 0, widest = 0;
+          index_t held = 0;
           // Slices of one member follow each other in RowKey order.
           if (sl.rows_cut && s > ch.first) {
             const Slice& before = c.slices[s - 1];
@@ -146,7 +157,6 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
           engine::for_each_slice_segment(
               plan, plan.send, sl, [&](index_t row, index_t, const Piece& r, const Piece& col) {
                 held += r.length * col.length;
-                widest = std::max(widest, r.length);
                 CHECK(seen.emplace(sl.family, row, col.dst_tile, col.dst_offset).second);
                 if (sl.rows_cut) {
                   CHECK(sl.rows_first <= row_key(r));
@@ -175,35 +185,22 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
     if (limit < 50000) CHECK(rows_cut);
     if (limit < 100) CHECK(columns_cut);
     // The receiver of each message cuts it alike, slice by slice.
-    for (int peer = 1; peer < 4; ++peer) {
-      const Plan theirs = four_rank_plan(peer);
-      const Chunking r = cut(theirs, theirs.recv);
-      for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
-        const Message& msg = plan.send.messages[m];
-        if (msg.peer != peer) continue;
-        for (std::size_t n = 0; n < theirs.recv.messages.size(); ++n) {
-          const Message& in = theirs.recv.messages[n];
-          if (in.peer != 0 || in.batch != msg.batch) continue;
-          REQUIRE(r.begin[n + 1] - r.begin[n] == c.begin[m + 1] - c.begin[m]);
-          for (std::size_t k = 0; k < c.begin[m + 1] - c.begin[m]; ++k) {
-            const Chunk& mine = c.chunks[c.begin[m] + k];
-            const Chunk& their = r.chunks[r.begin[n] + k];
-            CHECK(their.offset == mine.offset);
-            CHECK(their.elements == mine.elements);
-            REQUIRE(their.end - their.first == mine.end - mine.first);
-            for (std::size_t s = 0; s < mine.end - mine.first; ++s) {
-              const Slice& a = c.slices[mine.first + s];
-              const Slice& b = r.slices[their.first + s];
-              CHECK(a.rows_cut == b.rows_cut);
-              CHECK(a.rows_first == b.rows_first);
-              CHECK(a.rows_last == b.rows_last);
-              CHECK(a.col_skip == b.col_skip);
-              CHECK(a.elements == b.elements);
-            }
+    beside_receivers(
+        plan, c, cut,
+        [](const Chunk& mine, const Chunk& their, const Chunking& c_mine, const Chunking& c_their) {
+          CHECK(their.offset == mine.offset);
+          CHECK(their.elements == mine.elements);
+          REQUIRE(their.end - their.first == mine.end - mine.first);
+          for (std::size_t s = 0; s < mine.end - mine.first; ++s) {
+            const Slice& a = c_mine.slices[mine.first + s];
+            const Slice& b = c_their.slices[their.first + s];
+            CHECK(a.rows_cut == b.rows_cut);
+            CHECK(a.rows_first == b.rows_first);
+            CHECK(a.rows_last == b.rows_last);
+            CHECK(a.col_skip == b.col_skip);
+            CHECK(a.elements == b.elements);
           }
-        }
-      }
-    }
+        });
   }
 }
 
