@@ -9,7 +9,8 @@
 // point to point). The stalled ring ends the same way when a progress thread drives it.
 // Local parts whose columns a pack reads too follow that pack at once
 // (engine/pack_followers.hpp), or, told not to, run from their own queue; both move alike.
-// Between tile-stored matrices (flat messages) members are cut between whole segments.
+// Between tile-stored matrices (flat messages) members of whole columns are cut between whole
+// segments.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -190,45 +191,56 @@ TEST_CASE("mpi: local parts follow the pack of their columns, or fill the waits 
   }
 }
 
-TEST_CASE("mpi: flat messages cut between whole segments, their local parts following") {
+TEST_CASE("mpi: flat messages of whole columns cut between segments, others between columns") {
   if (!rings_run_here(boost::mpi::communicator{})) return;
   boost::mpi::communicator comm;
   const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
   const SmallRingsEnv rings;
   const ScopedEnv follow("REDIST_FOLLOW_PACKS", "1");
   // Tile storage on both sides (redist-run's): messages laid flat, a segment a copy
-  // (engine/matrix_sides.hpp). A message's column pieces (about 300 / np rows of 20 to 24
-  // columns) exceed a 4 KiB slot, so they are cut between their segments.
+  // (engine/matrix_sides.hpp). A message's column pieces (20 to 24 columns) exceed a 4 KiB
+  // slot. Target tile columns dealt (1 x np): a member holds every row of its columns and
+  // is cut between its segments. Target tile rows dealt (np x 1): a member holds every
+  // np-th 20 rows, and stays cut between columns, where the local parts follow the packs.
   using Tiles =
       TiledMatrix<double, Layout<Tiling<UniformAxis<>, UniformAxis<>>, BlockCyclic>, PackedTiles<>>;
-  Tiles a({uniform(300, 260, 32, 24), BlockCyclic(1, comm.size())}, {}, comm.rank());
-  Tiles b({uniform(300, 260, 20, 26), BlockCyclic(comm.size(), 1)}, {}, comm.rank());
   const Region region{{250, 200}, {30, 40}, {20, 50}};
-  fill_source(a);
-  fill_sentinel(b);
-  Redistributor r(a, b, comm, region, PlanOptions{}, small_rings());
-  const TaskGraph& g = r.task_graph();
-  index_t cut = 0, over = 0;
-  for (const Chunk& ch : g.send.chunks) {
-    index_t places = 0;
-    for (std::size_t s = ch.first; s < ch.end; ++s) {
-      cut += g.send.slices[s].rows_cut ? 1 : 0;
-      places += engine::slice_row_pieces(r.plan(), r.plan().send, g.send.slices[s]);
-    }
-    // Within a slot (512 doubles) but for a segment alone, cut between its columns.
-    if (ch.elements > 512 && places > 1) ++over;
-  }
-  CHECK(over == 0);
-  if (!g.send.chunks.empty()) CHECK(cut > 0);
-  const auto followers = static_cast<std::size_t>(std::count_if(
-      g.follows.begin(), g.follows.end(), [](std::size_t c) { return c != SIZE_MAX; }));
-  CHECK(followers > g.local.chunks.size() / 2);
-  for (int run = 0; run < 2; ++run) {
+  for (const bool whole_columns : {true, false}) {
+    CAPTURE(whole_columns);
+    Tiles a({uniform(300, 260, 32, 24), BlockCyclic(1, comm.size())}, {}, comm.rank());
+    Tiles b({uniform(300, 260, 20, 26),
+             whole_columns ? BlockCyclic(1, comm.size()) : BlockCyclic(comm.size(), 1)},
+            {}, comm.rank());
+    fill_source(a);
     fill_sentinel(b);
-    r.redistribute();
-    index_t checked = 0;
-    CHECK(sum(comm, target_errors(b, region, checked)) == 0);
-    CHECK(sum(comm, checked) == 300 * 260);
+    Redistributor r(a, b, comm, region, PlanOptions{}, small_rings());
+    const TaskGraph& g = r.task_graph();
+    index_t cut = 0, over = 0;
+    for (const Chunk& ch : g.send.chunks) {
+      index_t places = 0;
+      for (std::size_t s = ch.first; s < ch.end; ++s) {
+        cut += g.send.slices[s].rows_cut ? 1 : 0;
+        places += engine::slice_row_pieces(r.plan(), r.plan().send, g.send.slices[s]);
+      }
+      // Within a slot (512 doubles) but for a segment alone, cut between its columns.
+      if (whole_columns && ch.elements > 512 && places > 1) ++over;
+    }
+    CHECK(over == 0);
+    if (whole_columns) {
+      CHECK(sum(comm, cut) > 0);
+    } else {
+      CHECK(cut == 0);
+      const auto followers = static_cast<std::size_t>(std::count_if(
+          g.follows.begin(), g.follows.end(), [](std::size_t c) { return c != SIZE_MAX; }));
+      CHECK(followers > g.local.chunks.size() / 2);
+    }
+    for (int run = 0; run < 2; ++run) {
+      fill_sentinel(b);
+      r.redistribute();
+      index_t checked = 0;
+      CHECK(sum(comm, target_errors(b, region, checked)) == 0);
+      CHECK(sum(comm, checked) == 300 * 260);
+    }
   }
 }
 

@@ -31,9 +31,12 @@ using namespace redist;
 
 /// Rank `rank` of 4's plan: 256^2 tiles on 1 x 4 -> 100^2 tiles on 4 x 1 of a 2000 x 1800
 /// matrix, whose members (500 rows x up to 100 columns) are larger than the slots tried.
-Plan four_rank_plan(int rank) {
+/// `whole_columns`: the target on 1 x 4 instead, a message's members all 2000 rows of
+/// their columns.
+Plan four_rank_plan(int rank, bool whole_columns = false) {
   const Layout src{Tiling{UniformAxis<>(2000, 256), UniformAxis<>(1800, 256)}, BlockCyclic(1, 4)};
-  const Layout dst{Tiling{UniformAxis<>(2000, 100), UniformAxis<>(1800, 100)}, BlockCyclic(4, 1)};
+  const Layout dst{Tiling{UniformAxis<>(2000, 100), UniformAxis<>(1800, 100)},
+                   whole_columns ? BlockCyclic(1, 4) : BlockCyclic(4, 1)};
   PlanOptions o;
   o.batch = 3;
   return make_plan(src, dst, Region::whole({2000, 1800}), rank, 4, o);
@@ -44,9 +47,10 @@ const auto everywhere = [](const Message&) { return true; };
 /// Each chunk of rank 0's sent messages (`plan`, cut into `c`) beside the same chunk as its
 /// receiver cuts it (cut(their plan, their plan.recv)): f(mine, theirs, c, theirs' cut).
 template <class Cut, class F>
-void beside_receivers(const Plan& plan, const Chunking& c, Cut&& cut, F&& f) {
+void beside_receivers(const Plan& plan, const Chunking& c, Cut&& cut, F&& f,
+                      bool whole_columns = false) {
   for (int peer = 1; peer < 4; ++peer) {
-    const Plan theirs = four_rank_plan(peer);
+    const Plan theirs = four_rank_plan(peer, whole_columns);
     const Chunking r = cut(theirs, theirs.recv);
     for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
       const Message& msg = plan.send.messages[m];
@@ -124,9 +128,10 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
     CAPTURE(limit);
     const auto cut = [limit](const Plan& p, const FamilyList& d) {
       return cut_chunks(
-          p, d, [limit](const Message&) { return limit; }, everywhere, true);
+          p, d, [limit](const Message&) { return limit; }, everywhere, everywhere);
     };
-    const Plan plan = four_rank_plan(0);
+    // Each message's members hold every row of their columns: cut between segments.
+    const Plan plan = four_rank_plan(0, true);
     const Chunking c = cut(plan, plan.send);
     bool rows_cut = false, columns_cut = false;
     for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
@@ -200,7 +205,14 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
             CHECK(a.col_skip == b.col_skip);
             CHECK(a.elements == b.elements);
           }
-        });
+        },
+        true);
+    // Members of every fourth 100 rows (case a's pattern at 4 ranks: pieces of their source
+    // tiles) keep the cut between columns (detail::holds_source_tiles).
+    const Plan sparse = four_rank_plan(0);
+    const Chunking cs = cut(sparse, sparse.send);
+    CHECK(std::none_of(cs.slices.begin(), cs.slices.end(),
+                       [](const Slice& sl) { return sl.rows_cut; }));
   }
 }
 

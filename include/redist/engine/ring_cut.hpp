@@ -58,7 +58,12 @@ struct RingCut {
 /// min(`local_part_elements`, a slot), held within a slot like the ring's chunks where they
 /// follow packs (`follow`); then lays out the rings of this rank (`rank` of comm, on
 /// `nodes`) for elements of `element_bytes`. `flat`: messages are laid flat
-/// (engine/matrix_sides.hpp), and members are cut between their segments (cut_chunks).
+/// (engine/matrix_sides.hpp); those through the window may then be cut between their
+/// segments (cut_chunks, where they hold whole source tiles), and so may the local parts of
+/// a rank that pushes nothing. A push writes the peer's target in place, where case a in
+/// tile storage moved 7-10 % slower cut between segments than between columns
+/// (bench/README.md, "Flat messages cut between segments"): pushes keep the columns, and
+/// the local parts that follow them too.
 template <class Limit>
 RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Transport>& send,
                       const std::vector<Transport>& recv, const Limit& limit, RingSize size,
@@ -71,15 +76,17 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
     return t == Transport::shared_window || t == Transport::push;
   };
   const auto cut = [&](const FamilyList& d, const std::vector<Transport>& how) {
-    const auto ringed = [&](const Message& msg) {
-      return cut_to_slots(how[static_cast<std::size_t>(&msg - d.messages.data())]);
+    const auto transport = [&](const Message& msg) {
+      return how[static_cast<std::size_t>(&msg - d.messages.data())];
     };
+    const auto ringed = [&](const Message& msg) { return cut_to_slots(transport(msg)); };
     return cut_chunks(
         plan, d,
         [&](const Message& msg) {
           return ringed(msg) ? std::min(limit(msg), slot_elements) : limit(msg);
         },
-        ringed, flat);
+        ringed,
+        [&](const Message& msg) { return flat && transport(msg) == Transport::shared_window; });
   };
   const auto any = [&](const std::vector<Transport>& how) {
     return std::any_of(how.begin(), how.end(), cut_to_slots);
@@ -94,10 +101,13 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
     // cut between its columns) like the ring's chunks, so that a part reads the columns
     // of one chunk, not of the next dozen (a member of case a is 100 columns, 3.2 MB).
     out.poll_elements = std::min(local_part_elements, slot_elements);
+    const bool local_rows =
+        flat && std::find(send.begin(), send.end(), Transport::push) == send.end();
     const index_t part = out.poll_elements;
     chunks.local = cut_chunks(
         plan, plan.local, [part](const Message&) { return part; },
-        [follow](const Message&) { return follow; }, flat);
+        [follow](const Message&) { return follow; },
+        [local_rows](const Message&) { return local_rows; });
   }
   std::vector<bool> ring(plan.send.messages.size());
   for (std::size_t m = 0; m < ring.size(); ++m) ring[m] = send[m] == Transport::shared_window;
