@@ -9,8 +9,8 @@
 // point to point). The stalled ring ends the same way when a progress thread drives it.
 // Local parts whose columns a pack reads too follow that pack at once
 // (engine/pack_followers.hpp), or, told not to, run from their own queue; both move alike.
-// Between tile-stored matrices (flat messages) members of whole columns are cut between whole
-// segments.
+// Between tile-stored matrices (flat messages) members are cut between whole segments, through
+// the window and pushed.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -191,29 +191,24 @@ TEST_CASE("mpi: local parts follow the pack of their columns, or fill the waits 
   }
 }
 
-TEST_CASE("mpi: flat messages of whole columns cut between segments, others between columns") {
+TEST_CASE("mpi: flat messages cut between segments, through the window and pushed") {
   if (!rings_run_here(boost::mpi::communicator{})) return;
   boost::mpi::communicator comm;
-  const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+  const int np = comm.size();
   const SmallRingsEnv rings;
   const ScopedEnv follow("REDIST_FOLLOW_PACKS", "1");
   // Tile storage on both sides (redist-run's): messages laid flat, a segment a copy
   // (engine/matrix_sides.hpp). A message's column pieces (20 to 24 columns) exceed a 4 KiB
-  // slot. Target tile columns dealt (1 x np): a member holds every row of its columns and
-  // is cut between its segments. Target tile rows dealt (np x 1): a member holds every
-  // np-th 20 rows, and stays cut between columns, where the local parts follow the packs.
+  // slot, and are cut between their segments. Target tile columns dealt (1 x np): a member
+  // holds every row of its columns. Target tile rows dealt (np x 1): a member holds every
+  // np-th 20 rows, pieces of the 32-row source tiles whose other rows another rank or this
+  // one takes, and the local parts follow the packs that read the same tiles. Into a private
+  // target through the window, and into a node-shared one pushed.
   using Tiles =
       TiledMatrix<double, Layout<Tiling<UniformAxis<>, UniformAxis<>>, BlockCyclic>, PackedTiles<>>;
   const Region region{{250, 200}, {30, 40}, {20, 50}};
-  for (const bool whole_columns : {true, false}) {
-    CAPTURE(whole_columns);
-    Tiles a({uniform(300, 260, 32, 24), BlockCyclic(1, comm.size())}, {}, comm.rank());
-    Tiles b({uniform(300, 260, 20, 26),
-             whole_columns ? BlockCyclic(1, comm.size()) : BlockCyclic(comm.size(), 1)},
-            {}, comm.rank());
-    fill_source(a);
-    fill_sentinel(b);
-    Redistributor r(a, b, comm, region, PlanOptions{}, small_rings());
+  const auto move = [&](const auto& a, auto& b, bool whole_columns, const ExecutionOptions& o) {
+    Redistributor r(a, b, comm, region, PlanOptions{}, o);
     const TaskGraph& g = r.task_graph();
     index_t cut = 0, over = 0;
     for (const Chunk& ch : g.send.chunks) {
@@ -223,13 +218,11 @@ TEST_CASE("mpi: flat messages of whole columns cut between segments, others betw
         places += engine::slice_row_pieces(r.plan(), r.plan().send, g.send.slices[s]);
       }
       // Within a slot (512 doubles) but for a segment alone, cut between its columns.
-      if (whole_columns && ch.elements > 512 && places > 1) ++over;
+      if (ch.elements > 512 && places > 1) ++over;
     }
     CHECK(over == 0);
-    if (whole_columns) {
-      CHECK(sum(comm, cut) > 0);
-    } else {
-      CHECK(cut == 0);
+    CHECK(sum(comm, cut) > 0);
+    if (!whole_columns) {
       const auto followers = static_cast<std::size_t>(std::count_if(
           g.follows.begin(), g.follows.end(), [](std::size_t c) { return c != SIZE_MAX; }));
       CHECK(followers > g.local.chunks.size() / 2);
@@ -240,7 +233,29 @@ TEST_CASE("mpi: flat messages of whole columns cut between segments, others betw
       index_t checked = 0;
       CHECK(sum(comm, target_errors(b, region, checked)) == 0);
       CHECK(sum(comm, checked) == 300 * 260);
+      CHECK(sum(comm, source_errors(a)) == 0);
     }
+    return sum(comm, r.messages(Transport::push).first);
+  };
+  for (const bool whole_columns : {true, false}) {
+    CAPTURE(whole_columns);
+    Tiles a({uniform(300, 260, 32, 24), BlockCyclic(1, np)}, {}, comm.rank());
+    fill_source(a);
+    const Layout dst{uniform(300, 260, 20, 26),
+                     whole_columns ? BlockCyclic(1, np) : BlockCyclic(np, 1)};
+    {
+      const ScopedEnv transport("REDIST_TRANSPORT", "node-window");
+      Tiles b(dst, {}, comm.rank());
+      CHECK(move(a, b, whole_columns, small_rings()) == 0);
+    }
+    // The variable wins over code: a leg that forces another transport is overridden here.
+    const ScopedEnv transport("REDIST_TRANSPORT", "auto");
+    ExecutionOptions o = small_rings();
+    o.transport = TransportPolicy::automatic;
+    o.push_min_run_bytes = 0;
+    auto b = node_shared_matrix<double>(dst, PackedTiles<>{}, comm);
+    const index_t pushed = move(a, b, whole_columns, o);
+    CHECK(pushed > 0);
   }
 }
 

@@ -39,11 +39,20 @@ TEST_CASE("pack followers: many chunks over the same columns, the best among the
   sent.push_back({400, 500});
   const std::vector<index_t> batch(sent.size(), 0);
   const auto f = pack_followers(sent, batch, {{400, 500}}, {0});
-  // Every chunk shares the 100 bytes: a tie goes to the first of the candidates, which
-  // overlaps as much as the exact one.
+  // Every chunk shares the 100 bytes; the exact one shares them with nothing else.
   REQUIRE(f.size() == 1);
-  REQUIRE(f[0] < sent.size());
-  CHECK(engine::overlap(sent[f[0]], {400, 500}) == 100);
+  CHECK(f[0] == 40);
+}
+
+TEST_CASE("pack followers: a chunk whose span wraps the part's does not win by a few bytes") {
+  // Case a in tile storage, cut between segments: a chunk of a member of 56 columns spans
+  // four source tiles [0, 2136) KiB; the pack of this member's 100 columns reads two of
+  // them, [88, 799), and its local part [88, 800): one byte more than the pack shares.
+  const std::vector<AddressSpan> sent{{0, 2136}, {88, 799}, {2136, 2848}};
+  const std::vector<index_t> batch(sent.size(), 0);
+  const std::vector<AddressSpan> local{{88, 800}, {0, 2136}, {2100, 2848}};
+  const auto f = pack_followers(sent, batch, local, {0, 0, 0});
+  CHECK(f == std::vector<std::size_t>{1, 0, 2});
 }
 
 }  // namespace

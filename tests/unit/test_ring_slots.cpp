@@ -130,89 +130,88 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
       return cut_chunks(
           p, d, [limit](const Message&) { return limit; }, everywhere, everywhere);
     };
-    // Each message's members hold every row of their columns: cut between segments.
-    const Plan plan = four_rank_plan(0, true);
-    const Chunking c = cut(plan, plan.send);
-    bool rows_cut = false, columns_cut = false;
-    for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
-      index_t at = 0;
-      // Each (family, row piece, first column) once: no segment in two slices.
-      std::set<std::tuple<std::size_t, index_t, index_t, index_t>> seen;
-      for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k) {
-        const Chunk& ch = c.chunks[k];
-        CHECK(ch.offset == at);
-        index_t in = 0;
-        for (std::size_t s = ch.first; s < ch.end; ++s) {
-          const Slice& sl = c.slices[s];
-          CHECK(sl.offset == at + in);
-          index_t held = 0;
-          // Slices of one member follow each other in RowKey order.
-          if (sl.rows_cut && s > ch.first) {
-            const Slice& before = c.slices[s - 1];
-            if (before.rows_cut && before.col_first == sl.col_first && sl.col_skip == 0)
-              CHECK(before.rows_last < sl.rows_first);
+    // Members of every row of their columns, and of every fourth 100 rows (case a's
+    // pattern at 4 ranks: pieces of their source tiles): both cut between segments.
+    for (const bool whole : {true, false}) {
+      CAPTURE(whole);
+      const Plan plan = four_rank_plan(0, whole);
+      const Chunking c = cut(plan, plan.send);
+      bool rows_cut = false, columns_cut = false;
+      for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+        index_t at = 0;
+        // Each (family, row piece, first column) once: no segment in two slices.
+        std::set<std::tuple<std::size_t, index_t, index_t, index_t>> seen;
+        for (std::size_t k = c.begin[m]; k < c.begin[m + 1]; ++k) {
+          const Chunk& ch = c.chunks[k];
+          CHECK(ch.offset == at);
+          index_t in = 0;
+          for (std::size_t s = ch.first; s < ch.end; ++s) {
+            const Slice& sl = c.slices[s];
+            CHECK(sl.offset == at + in);
+            index_t held = 0;
+            // Slices of one member follow each other in RowKey order.
+            if (sl.rows_cut && s > ch.first) {
+              const Slice& before = c.slices[s - 1];
+              if (before.rows_cut && before.col_first == sl.col_first && sl.col_skip == 0)
+                CHECK(before.rows_last < sl.rows_first);
+            }
+            if (sl.rows_cut && k > c.begin[m] && s == ch.first) {
+              const Chunk& prev = c.chunks[k - 1];
+              const Slice& before = c.slices[prev.end - 1];
+              if (before.rows_cut && before.family == sl.family &&
+                  before.col_first == sl.col_first && sl.col_skip == 0)
+                CHECK(before.rows_last < sl.rows_first);
+            }
+            engine::for_each_slice_segment(
+                plan, plan.send, sl, [&](index_t row, index_t, const Piece& r, const Piece& col) {
+                  held += r.length * col.length;
+                  CHECK(seen.emplace(sl.family, row, col.dst_tile, col.dst_offset).second);
+                  if (sl.rows_cut) {
+                    CHECK(sl.rows_first <= row_key(r));
+                    CHECK(row_key(r) <= sl.rows_last);
+                  }
+                });
+            CHECK(held == sl.elements);  // the slice is the segments it holds
+            CHECK(engine::slice_row_pieces(plan, plan.send, sl) > 0);
+            if (sl.rows_cut) {
+              rows_cut = true;
+              CHECK(sl.col_count == 1);
+              // Whole segments within the limit; a segment alone may exceed it, then
+              // cut between columns as a stacked member is.
+              if (sl.col_take == 0)
+                CHECK((sl.elements <= limit || engine::slice_row_pieces(plan, plan.send, sl) == 1));
+              else
+                columns_cut = true;
+            }
+            in += sl.elements;
           }
-          if (sl.rows_cut && k > c.begin[m] && s == ch.first) {
-            const Chunk& prev = c.chunks[k - 1];
-            const Slice& before = c.slices[prev.end - 1];
-            if (before.rows_cut && before.family == sl.family && before.col_first == sl.col_first &&
-                sl.col_skip == 0)
-              CHECK(before.rows_last < sl.rows_first);
-          }
-          engine::for_each_slice_segment(
-              plan, plan.send, sl, [&](index_t row, index_t, const Piece& r, const Piece& col) {
-                held += r.length * col.length;
-                CHECK(seen.emplace(sl.family, row, col.dst_tile, col.dst_offset).second);
-                if (sl.rows_cut) {
-                  CHECK(sl.rows_first <= row_key(r));
-                  CHECK(row_key(r) <= sl.rows_last);
-                }
-              });
-          CHECK(held == sl.elements);  // the slice is the segments it holds
-          CHECK(engine::slice_row_pieces(plan, plan.send, sl) > 0);
-          if (sl.rows_cut) {
-            rows_cut = true;
-            CHECK(sl.col_count == 1);
-            // Whole segments within the limit; a segment alone may exceed it, then
-            // cut between columns as a stacked member is.
-            if (sl.col_take == 0)
-              CHECK((sl.elements <= limit || engine::slice_row_pieces(plan, plan.send, sl) == 1));
-            else
-              columns_cut = true;
-          }
-          in += sl.elements;
+          CHECK(in == ch.elements);
+          at += ch.elements;
         }
-        CHECK(in == ch.elements);
-        at += ch.elements;
+        CHECK(at == plan.send.messages[m].elements);
       }
-      CHECK(at == plan.send.messages[m].elements);
+      if (limit < 50000) CHECK(rows_cut);
+      if (limit < 100) CHECK(columns_cut);
+      // The receiver of each message cuts it alike, slice by slice.
+      beside_receivers(
+          plan, c, cut,
+          [](const Chunk& mine, const Chunk& their, const Chunking& c_mine,
+             const Chunking& c_their) {
+            CHECK(their.offset == mine.offset);
+            CHECK(their.elements == mine.elements);
+            REQUIRE(their.end - their.first == mine.end - mine.first);
+            for (std::size_t s = 0; s < mine.end - mine.first; ++s) {
+              const Slice& a = c_mine.slices[mine.first + s];
+              const Slice& b = c_their.slices[their.first + s];
+              CHECK(a.rows_cut == b.rows_cut);
+              CHECK(a.rows_first == b.rows_first);
+              CHECK(a.rows_last == b.rows_last);
+              CHECK(a.col_skip == b.col_skip);
+              CHECK(a.elements == b.elements);
+            }
+          },
+          whole);
     }
-    if (limit < 50000) CHECK(rows_cut);
-    if (limit < 100) CHECK(columns_cut);
-    // The receiver of each message cuts it alike, slice by slice.
-    beside_receivers(
-        plan, c, cut,
-        [](const Chunk& mine, const Chunk& their, const Chunking& c_mine, const Chunking& c_their) {
-          CHECK(their.offset == mine.offset);
-          CHECK(their.elements == mine.elements);
-          REQUIRE(their.end - their.first == mine.end - mine.first);
-          for (std::size_t s = 0; s < mine.end - mine.first; ++s) {
-            const Slice& a = c_mine.slices[mine.first + s];
-            const Slice& b = c_their.slices[their.first + s];
-            CHECK(a.rows_cut == b.rows_cut);
-            CHECK(a.rows_first == b.rows_first);
-            CHECK(a.rows_last == b.rows_last);
-            CHECK(a.col_skip == b.col_skip);
-            CHECK(a.elements == b.elements);
-          }
-        },
-        true);
-    // Members of every fourth 100 rows (case a's pattern at 4 ranks: pieces of their source
-    // tiles) keep the cut between columns (detail::holds_source_tiles).
-    const Plan sparse = four_rank_plan(0);
-    const Chunking cs = cut(sparse, sparse.send);
-    CHECK(std::none_of(cs.slices.begin(), cs.slices.end(),
-                       [](const Slice& sl) { return sl.rows_cut; }));
   }
 }
 

@@ -114,8 +114,8 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
       }
       const index_t width = plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
       const index_t member = fam.buffer_ld * width;
-      // Flat members cut between their segments (detail::holds_source_tiles): once a block,
-      // when one of its members is cut.
+      // Flat members cut between their segments: the block's rows in order, once, when one
+      // of its members is cut.
       std::optional<std::vector<detail::FlatRow>> by_rows;
       const auto add = [&](Slice sl) {
         c.slices.push_back(sl);
@@ -155,10 +155,7 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
           };
           const Slice member_slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b,
                                    1};
-          if (flat && !by_rows) {
-            by_rows = detail::block_rows_in_order(plan, d, f, f_end);
-            if (!detail::holds_source_tiles(*by_rows)) by_rows->clear();
-          }
+          if (flat && !by_rows) by_rows = detail::block_rows_in_order(plan, d, f, f_end);
           if (!flat || by_rows->empty()) {
             by_columns(member_slice, fam.buffer_ld);
           } else {

@@ -1,11 +1,10 @@
 #pragma once
 /// @file engine/flat_row_cut.hpp
-/// Where a flat message's member (engine/matrix_sides.hpp: segment after segment, a copy
+/// How a flat message's member (engine/matrix_sides.hpp: segment after segment, a copy
 /// each) larger than a ring slot is cut between its segments rather than between its
-/// columns (engine/chunking.hpp, cut_chunks), and where the cuts fall: the order a flat
-/// message lays a member's segments (RowKey), the rule that picks the cut from the plan
-/// alone (holds_source_tiles) and the cut itself (cut_rows). Sender and receiver see the
-/// same row pieces, so they cut alike.
+/// columns (engine/chunking.hpp, cut_chunks): the order a flat message lays a member's
+/// segments (RowKey) and where the cuts fall (cut_rows). Sender and receiver see the same
+/// row pieces, so they cut alike.
 
 #include <algorithm>
 #include <compare>
@@ -30,7 +29,6 @@ namespace detail {
 struct FlatRow {
   RowKey key;
   index_t rows = 0, src_tile = 0;
-  index_t src_offset = 0;  ///< its first row in its source tile
 };
 
 /// The row pieces of column block [f, f_end) of d in RowKey order (stable: a flat
@@ -42,39 +40,12 @@ inline std::vector<FlatRow> block_rows_in_order(const Plan& plan, const FamilyLi
     const PieceGroup g = plan.rows(d.families[static_cast<std::size_t>(k)]);
     for (index_t a = 0; a < g.count; ++a) {
       const Piece p = g.member(a);
-      rows.push_back(FlatRow{row_key(p), g.length, p.src_tile, p.src_offset});
+      rows.push_back(FlatRow{row_key(p), g.length, p.src_tile});
     }
   }
   std::stable_sort(rows.begin(), rows.end(),
                    [](const FlatRow& x, const FlatRow& y) { return x.key < y.key; });
   return rows;
-}
-
-/// Whether at least 7/8 of a flat member's rows (block_rows_in_order) lie in source tiles
-/// whose rows it holds from their first on, back to back: the rest of such a tile goes to
-/// no other rank and stays nowhere here (case b: whole 64-row tiles; d: whole 128-row tiles
-/// in 100-row pieces). Where a member holds pieces of its source tiles (case a: 100 of 256
-/// rows, the rest another rank's or this rank's own), a local part reads the same source
-/// columns, and a cut between columns keeps it on the columns of the pack it follows, each
-/// read front to back: a cut between segments measured 4 % slower there (case a in tile
-/// storage, 0.90-1.01 in four runs of 16-20 pairs; bench/README.md, "Flat messages cut
-/// between segments").
-inline bool holds_source_tiles(const std::vector<FlatRow>& in_order) {
-  index_t whole = 0, all = 0;
-  for (std::size_t i = 0; i < in_order.size();) {
-    std::size_t j = i + 1;
-    bool from_first = in_order[i].src_offset == 0;
-    index_t rows = in_order[i].rows;
-    for (; j < in_order.size() && in_order[j].src_tile == in_order[i].src_tile; ++j) {
-      from_first =
-          from_first && in_order[j].src_offset == in_order[j - 1].src_offset + in_order[j - 1].rows;
-      rows += in_order[j].rows;
-    }
-    all += rows;
-    if (from_first) whole += rows;
-    i = j;
-  }
-  return 8 * whole >= 7 * all;
 }
 
 /// Rows [first, last] (RowKeys) of a flat member, `rows` of them.

@@ -42,10 +42,15 @@ inline std::uintptr_t overlap(const AddressSpan& a, const AddressSpan& b) {
 inline constexpr std::size_t follower_candidates = 8;
 
 /// For local part p (span local[p], batch local_batch[p]), the sent chunk c of the same
-/// batch whose span sent[c] overlaps local[p] most, among the follower_candidates chunks
-/// nearest it by start on each side, if that overlap is at least half of p's span;
-/// SIZE_MAX when none overlaps that much or p's span is empty.
-/// Ties go to the chunk that starts first. O((C + P) log C).
+/// batch whose span sent[c] shares the most with local[p] relative to the two spans
+/// together (overlap / union), among the follower_candidates chunks nearest it by start on
+/// each side, of those that share at least half of p's span; SIZE_MAX when none shares that
+/// much or p's span is empty. Relative, not absolute: in tile storage a chunk of a member of
+/// other columns, cut between segments, spans several tiles and so wraps a part of this
+/// member's columns, and took it from the pack it reads with by a few bytes more of overlap
+/// (case a: half the packs left without followers, 10 % slower; bench/README.md, "Flat
+/// messages cut between segments everywhere"). Ties go to the chunk that starts first.
+/// O((C + P) log C).
 inline std::vector<std::size_t> pack_followers(const std::vector<AddressSpan>& sent,
                                                const std::vector<index_t>& sent_batch,
                                                const std::vector<AddressSpan>& local,
@@ -69,13 +74,19 @@ inline std::vector<std::size_t> pack_followers(const std::vector<AddressSpan>& s
     // Less is a part of other columns that a chunk's span only brushes (case b: whole
     // columns stay or go), and tying it to that pack would only take it from the waits
     // that it fills.
-    std::uintptr_t best = (local[p].second - local[p].first + 1) / 2 - 1;
+    const std::uintptr_t least = (local[p].second - local[p].first + 1) / 2;
+    double best = 0;
     for (std::size_t i = lo; i < hi; ++i) {
       const std::size_t c = order[i];
       if (sent_batch[c] != local_batch[p]) continue;
       const std::uintptr_t shared = overlap(sent[c], local[p]);
-      if (shared > best) {  // in start order: a tie keeps the first
-        best = shared;
+      if (shared < least) continue;
+      const std::uintptr_t both =
+          std::max(sent[c].second, local[p].second) - std::min(sent[c].first, local[p].first);
+      // In start order: a tie keeps the first.
+      const double share = static_cast<double>(shared) / static_cast<double>(both);
+      if (share > best) {
+        best = share;
         follows[p] = c;
       }
     }

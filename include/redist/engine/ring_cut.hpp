@@ -58,12 +58,10 @@ struct RingCut {
 /// min(`local_part_elements`, a slot), held within a slot like the ring's chunks where they
 /// follow packs (`follow`); then lays out the rings of this rank (`rank` of comm, on
 /// `nodes`) for elements of `element_bytes`. `flat`: messages are laid flat
-/// (engine/matrix_sides.hpp); those through the window may then be cut between their
-/// segments (cut_chunks, where they hold whole source tiles), and so may the local parts of
-/// a rank that pushes nothing. A push writes the peer's target in place, where case a in
-/// tile storage moved 7-10 % slower cut between segments than between columns
-/// (bench/README.md, "Flat messages cut between segments"): pushes keep the columns, and
-/// the local parts that follow them too.
+/// (engine/matrix_sides.hpp); their members, and those of the local parts, are then cut
+/// between their segments (cut_chunks): a copy per segment and chunk, not per segment and 8
+/// columns, and the moves measured as fast or faster (bench/README.md, "Flat messages cut
+/// between segments everywhere").
 template <class Limit>
 RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Transport>& send,
                       const std::vector<Transport>& recv, const Limit& limit, RingSize size,
@@ -85,8 +83,7 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
         [&](const Message& msg) {
           return ringed(msg) ? std::min(limit(msg), slot_elements) : limit(msg);
         },
-        ringed,
-        [&](const Message& msg) { return flat && transport(msg) == Transport::shared_window; });
+        ringed, [&](const Message&) { return flat; });
   };
   const auto any = [&](const std::vector<Transport>& how) {
     return std::any_of(how.begin(), how.end(), cut_to_slots);
@@ -97,17 +94,15 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
   if (any(send) || any(recv)) {
     // Local parts of a slot each, with a poll after each (poll_elements): a local part
     // of a whole chunk let a peer fill its ring and wait; with 128 KiB slots, case a
-    // with op t took 1.7x as long. Where they follow packs, held within a slot (a member
-    // cut between its columns) like the ring's chunks, so that a part reads the columns
-    // of one chunk, not of the next dozen (a member of case a is 100 columns, 3.2 MB).
+    // with op t took 1.7x as long. Where they follow packs, held within a slot like the
+    // ring's chunks (a member cut between its segments where laid flat, else between its
+    // columns), so that a part reads the source of one chunk, not of the next dozen (a
+    // member of case a is 100 columns, 3.2 MB).
     out.poll_elements = std::min(local_part_elements, slot_elements);
-    const bool local_rows =
-        flat && std::find(send.begin(), send.end(), Transport::push) == send.end();
     const index_t part = out.poll_elements;
     chunks.local = cut_chunks(
         plan, plan.local, [part](const Message&) { return part; },
-        [follow](const Message&) { return follow; },
-        [local_rows](const Message&) { return local_rows; });
+        [follow](const Message&) { return follow; }, [flat](const Message&) { return flat; });
   }
   std::vector<bool> ring(plan.send.messages.size());
   for (std::size_t m = 0; m < ring.size(); ++m) ring[m] = send[m] == Transport::shared_window;
