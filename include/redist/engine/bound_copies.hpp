@@ -29,7 +29,7 @@
 #include <redist/engine/matrix_sides.hpp>
 #include <redist/engine/pack_followers.hpp>
 #include <redist/engine/peer_pages.hpp>
-#include <redist/engine/stitched_runs.hpp>
+#include <redist/engine/store_choice.hpp>
 #include <redist/engine/streaming_choice.hpp>
 #include <redist/execution_options.hpp>
 #include <redist/plan.hpp>
@@ -182,31 +182,14 @@ class BoundCopies {
 
   /// Sweeps each sent chunk's pack with the local parts that follow it (follows[p], as
   /// task_graph.hpp's follow_packs; engine/fused_sweeps.hpp): pack(c) then copies those
-  /// parts too, and copy_local(p) of such a part copies nothing. A swept part reads its
-  /// source in one pass with the pack, so it streams into the target whenever the target
-  /// streams (reads_densely's reason against it, engine/streaming_choice.hpp, is gone). At 2 ranks
-  /// case c took 0.85-0.92 of the time of the parts run after their pack, case a 0.94-1.00
-  /// (bench/README.md, "One sweep per column"). Host memory only, and no transposed
-  /// source (the sweep interleaves the runs of one source column). A part that follows a
-  /// pushed chunk, like the push, stores into a target: where its runs continue each other
-  /// there it streams stitched (engine/stitched_runs.hpp), else it keeps the rule of a part
-  /// on its own (reads_densely). Run by run, streamed stores of a column split into short
-  /// runs measured 1.06x (case a) and 1.4x (case c) slower than cached ones; stitched,
-  /// 0.6x and 0.94x (bench/README.md, "Stitched stores").
+  /// parts too, and copy_local(p) of such a part copies nothing; the swept parts' stores
+  /// chosen again (engine/store_choice.hpp). Host memory only, and no transposed source
+  /// (the sweep interleaves the runs of one source column).
   void sweep_followers(const std::vector<std::size_t>& follows) {
     if constexpr (host_memory) {
       fused_ = FusedSweeps<T>(send_.pool, send_.range, local_.pool, local_.range, follows);
-      StitchedRuns stitched;
-      for (std::size_t p = 0; p < local_.range.size(); ++p)
-        if (fused_.swept(p))
-          for (std::size_t k = local_.range[p].first; k < local_.range[p].second; ++k) {
-            StridedCopy<T>& c = local_.pool.copies[k];
-            if (!pushed_[follows[p]])
-              c.streaming = streaming_.target;
-            else if (streaming_.stitches() && local_.pool.op.plain() &&
-                     stitched.order(c, local_.pool.runs))
-              c.streaming = c.stitched = true;
-          }
+      choose_swept_stores(streaming_, local_.pool, local_.range, follows, pushed_,
+                          [&](std::size_t p) { return fused_.swept(p); });
     }
   }
 
@@ -310,33 +293,17 @@ class BoundCopies {
     }
   }
 
-  /// The stores of every copy, streamed or cached (engine/streaming_choice.hpp).
+  /// The stores of every copy, streamed or cached (engine/store_choice.hpp).
   void choose_streaming(const PlanStats& st, const ExecutionOptions& options,
                         const transport::MessageBuffers<T, MemorySpace>& buffers,
                         const TaskGraph& graph) {
     streaming_ = StreamingChoice::choose(st, options, sizeof(T), host_memory);
-    // Copies that share a list of runs come one after another: each list scanned once.
-    for (Bound* b : {&recv_, &local_}) {
-      LastRunSummary summaries;
-      for (auto& c : b->pool.copies)
-        c.streaming = streaming_.into_target(c, summaries.of(c, b->pool.runs));
-    }
-    LastRunSummary summaries;
-    StitchedRuns stitched;
     pushed_.assign(send_.range.size(), 0);
-    for (std::size_t chunk = 0; chunk < send_.range.size(); ++chunk) {
-      // A pushed chunk writes a target, as an unpack does; stitched where its runs continue
-      // each other there.
-      pushed_[chunk] = graph.send_transport[graph.send.chunks[chunk].message] == Transport::push;
-      for (std::size_t k = send_.range[chunk].first; k < send_.range[chunk].second; ++k) {
-        StridedCopy<T>& c = send_.pool.copies[k];
-        const RunSummary runs = summaries.of(c, send_.pool.runs);
-        c.streaming = pushed_[chunk] ? streaming_.into_target(c, runs)
-                                     : streaming_.into_message(c, runs, buffers.in_ring(chunk));
-        if (pushed_[chunk] && streaming_.stitches() && stitched.order(c, send_.pool.runs))
-          c.streaming = c.stitched = true;
-      }
-    }
+    for (std::size_t c = 0; c < pushed_.size(); ++c)
+      pushed_[c] = graph.send_transport[graph.send.chunks[c].message] == Transport::push;
+    choose_stores(
+        streaming_, send_.pool, send_.range, pushed_,
+        [&](std::size_t c) { return buffers.in_ring(c); }, recv_.pool, local_.pool);
   }
 
   /// The part (plan/plan_parts.hpp) of slice s, and a part's side: a matrix side per
