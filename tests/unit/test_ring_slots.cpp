@@ -128,7 +128,7 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
     CAPTURE(limit);
     const auto cut = [limit](const Plan& p, const FamilyList& d) {
       return cut_chunks(
-          p, d, [limit](const Message&) { return limit; }, everywhere, everywhere);
+          p, d, [limit](const Message&) { return limit; }, everywhere, true);
     };
     // Members of every row of their columns, and of every fourth 100 rows (case a's
     // pattern at 4 ranks: pieces of their source tiles): both cut between segments.

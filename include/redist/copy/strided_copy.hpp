@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -115,6 +116,9 @@ class LastRunSummary {
   index_t first_ = -1, count_ = 0, step_ = 0;
   RunSummary summary_;
 };
+
+/// Copies [first, end) of a pool (a chunk's, a part's).
+using CopyRange = std::pair<std::size_t, std::size_t>;
 
 /// Runs, members and copies of one direction (pack, unpack, local), host side, and what
 /// each of their elements writes; a device memory space gets a copy of the arrays in

@@ -27,7 +27,7 @@ struct BoundPool {
   using execution_space = typename MemorySpace::execution_space;
   static constexpr bool host_memory =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
-  using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of the pool
+  using Range = CopyRange;
 
   CopyPool<T> pool;
   std::vector<index_t> rel;  ///< per copy: its buffer side's offset in its message

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -75,25 +74,20 @@ struct Chunkings {
 /// doubles: the transposing copies' tile).
 inline constexpr index_t cut_columns = 8;
 
-/// For cut_chunks: no message's members cut between their segments.
-struct ColumnCuts {
-  bool operator()(const Message&) const { return false; }
-};
-
 /// Cuts every message m of d into chunks of about `chunk_elements(m)`, at column-member
 /// boundaries of its families (a chunk holds at least one member). Sender and receiver
 /// see the same families in the same order, so they cut alike (given limits that both
 /// derive alike: a message's peer's node, say). With `within(m)` true, message m's chunks
 /// hold at most `chunk_elements(m)` each, a member larger than that cut between its
 /// columns, cut_columns at a time at least (so those columns may be larger still); or,
-/// where `rows_of(m)` (a message laid flat, engine/matrix_sides.hpp), between its segments
-/// in RowKey order (detail::cut_rows), and a segment larger than the limit alone between its
-/// columns.
+/// where messages are laid flat (`flat`, engine/matrix_sides.hpp), between its segments in
+/// RowKey order (detail::cut_rows), whole segments a chunk, and a segment larger than the
+/// limit alone between its columns.
 /// @post the chunks of a message cover its elements in order, back to back.
-template <class LimitOf, class Within, class RowsOf = ColumnCuts>
+template <class LimitOf, class Within>
 requires std::is_invocable_r_v<index_t, LimitOf, const Message&> Chunking
 cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, Within&& within,
-           RowsOf rows_of = {}) {
+           bool flat = false) {
   Chunking c;
   // At least a slice per column block: sized once, not grown by doubling (K parts).
   c.slices.reserve(d.families.size());
@@ -102,7 +96,6 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
     const Message& msg = d.messages[m];
     const index_t limit = std::max<index_t>(1, chunk_elements(msg));
     const bool strict = within(msg);
-    const bool flat = strict && rows_of(msg);
     c.begin.push_back(c.chunks.size());
     index_t offset = 0;
     for (index_t f = msg.first, f_end = f; f < msg.first + msg.count; f = f_end) {
@@ -114,9 +107,7 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
       }
       const index_t width = plan.col_groups[static_cast<std::size_t>(fam.cols.group)].length;
       const index_t member = fam.buffer_ld * width;
-      // Flat members cut between their segments: the block's rows in order, once, when one
-      // of its members is cut.
-      std::optional<std::vector<detail::FlatRow>> by_rows;
+      std::vector<detail::FlatRow> rows_in_order;  // flat, once a member is cut
       const auto add = [&](Slice sl) {
         c.slices.push_back(sl);
         Chunk& ch = c.chunks.back();
@@ -155,10 +146,11 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
           };
           const Slice member_slice{static_cast<std::size_t>(f), static_cast<std::size_t>(f_end), b,
                                    1};
-          if (flat && !by_rows) by_rows = detail::block_rows_in_order(plan, d, f, f_end);
-          if (!flat || by_rows->empty()) {
+          if (!flat) {
             by_columns(member_slice, fam.buffer_ld);
           } else {
+            if (rows_in_order.empty())
+              rows_in_order = detail::block_rows_in_order(plan, d, f, f_end);
             const auto emit = [&](const detail::RowSpan& span) {
               Slice sl = member_slice;
               sl.rows_cut = true;
@@ -170,7 +162,7 @@ cut_chunks(const Plan& plan, const FamilyList& d, LimitOf&& chunk_elements, With
               sl.elements = span.rows * width;
               add(sl);
             };
-            detail::cut_rows(*by_rows, limit / width, emit);
+            detail::cut_rows(rows_in_order, limit / width, emit);
           }
           open();
           b += 1;

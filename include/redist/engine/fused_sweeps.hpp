@@ -36,7 +36,7 @@ namespace redist::engine {
 template <class T>
 class FusedSweeps {
  public:
-  using Range = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
+  using Range = CopyRange;
 
   /// Copies of one source column merged run by run; a column read by more (several parts
   /// cut inside it) runs its copies one after the other.

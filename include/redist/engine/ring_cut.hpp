@@ -74,16 +74,15 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
     return t == Transport::shared_window || t == Transport::push;
   };
   const auto cut = [&](const FamilyList& d, const std::vector<Transport>& how) {
-    const auto transport = [&](const Message& msg) {
-      return how[static_cast<std::size_t>(&msg - d.messages.data())];
+    const auto ringed = [&](const Message& msg) {
+      return cut_to_slots(how[static_cast<std::size_t>(&msg - d.messages.data())]);
     };
-    const auto ringed = [&](const Message& msg) { return cut_to_slots(transport(msg)); };
     return cut_chunks(
         plan, d,
         [&](const Message& msg) {
           return ringed(msg) ? std::min(limit(msg), slot_elements) : limit(msg);
         },
-        ringed, [&](const Message&) { return flat; });
+        ringed, flat);
   };
   const auto any = [&](const std::vector<Transport>& how) {
     return std::any_of(how.begin(), how.end(), cut_to_slots);
@@ -102,7 +101,7 @@ RingCut cut_for_rings(const Plan& plan, Chunkings& chunks, const std::vector<Tra
     const index_t part = out.poll_elements;
     chunks.local = cut_chunks(
         plan, plan.local, [part](const Message&) { return part; },
-        [follow](const Message&) { return follow; }, [flat](const Message&) { return flat; });
+        [follow](const Message&) { return follow; }, flat);
   }
   std::vector<bool> ring(plan.send.messages.size());
   for (std::size_t m = 0; m < ring.size(); ++m) ring[m] = send[m] == Transport::shared_window;

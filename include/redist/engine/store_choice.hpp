@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include <redist/copy/strided_copy.hpp>
@@ -16,8 +15,6 @@
 #include <redist/engine/streaming_choice.hpp>
 
 namespace redist::engine {
-
-using CopyRange = std::pair<std::size_t, std::size_t>;  ///< copies [first, end) of a pool
 
 /// Sets the stores of every copy: unpacks (`recv`) and local copies into the target where
 /// `choice` streams it and they read densely; each sent chunk c's packs (`send`, copies
