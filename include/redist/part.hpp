@@ -14,6 +14,7 @@
 #include <redist/config.hpp>
 #include <redist/error.hpp>
 #include <redist/plan/part_overlaps.hpp>
+#include <redist/plan/source_target_overlap.hpp>
 #include <redist/region.hpp>
 
 namespace redist {
@@ -30,20 +31,26 @@ Part(const Src*, Dst*, Region) -> Part<Src, Dst>;
 
 namespace detail {
 
-/// Allocation `alloc` of part `part` (a Kokkos view) as a byte range.
+/// Allocation `a` (a Kokkos view) as a byte range.
 template <class A>
-PartSpan part_span(const A& a, index_t part, index_t alloc, bool target) {
+ByteRange byte_range(const A& a) {
   const auto begin = reinterpret_cast<std::uintptr_t>(a.data());
-  return PartSpan{begin, begin + a.span() * sizeof(typename A::value_type), part, alloc, target};
+  return {begin, begin + a.span() * sizeof(typename A::value_type)};
 }
 
-template <class A, class B>
-bool overlaps(const A& a, const B& b) {
-  const auto* a0 = reinterpret_cast<const char*>(a.data());
-  const auto* b0 = reinterpret_cast<const char*>(b.data());
-  const auto* a1 = a0 + a.span() * sizeof(typename A::value_type);
-  const auto* b1 = b0 + b.span() * sizeof(typename B::value_type);
-  return a.span() > 0 && b.span() > 0 && a0 < b1 && b0 < a1;
+/// Allocation `alloc` of part `part` as a byte range.
+template <class A>
+PartSpan part_span(const A& a, index_t part, index_t alloc, bool target) {
+  const auto [begin, end] = byte_range(a);
+  return PartSpan{begin, end, part, alloc, target};
+}
+
+template <class Allocations>
+std::vector<ByteRange> byte_ranges(const Allocations& allocations) {
+  std::vector<ByteRange> out;
+  out.reserve(allocations.size());
+  for (const auto& a : allocations) out.push_back(byte_range(a));
+  return out;
 }
 
 /// src and dst built for `rank`, their storage disjoint.
@@ -59,12 +66,16 @@ void check_matrices(const Src& src, const Dst& dst, int rank) {
     throw invalid_argument(
         detail::describe("target matrix was built for another rank", "dst.rank()", dst.rank()) +
         " (this rank = " + std::to_string(rank) + ")");
-  for (std::size_t a = 0; a < src.allocations().size(); ++a)
-    for (std::size_t b = 0; b < dst.allocations().size(); ++b)
-      if (detail::overlaps(src.allocations()[a], dst.allocations()[b]))
-        throw storage_error(detail::describe("source and target storage overlap in memory",
-                                             "src.allocations()[" + std::to_string(a) + "]",
-                                             "dst.allocations()[" + std::to_string(b) + "]"));
+  // A sorted sweep (plan/source_target_overlap.hpp), not A x B comparisons: a tile per
+  // allocation makes both counts grow with the matrix.
+  const auto found =
+      find_source_target_overlap(byte_ranges(src.allocations()), byte_ranges(dst.allocations()))
+          .pair;
+  if (found)
+    throw storage_error(
+        detail::describe("source and target storage overlap in memory",
+                         "src.allocations()[" + std::to_string(found->first) + "]",
+                         "dst.allocations()[" + std::to_string(found->second) + "]"));
 }
 
 /// Each part's matrices (check_matrices), and no target overlapping another part's

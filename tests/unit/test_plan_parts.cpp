@@ -17,6 +17,7 @@
 #include <redist/plan.hpp>
 #include <redist/plan/part_overlaps.hpp>
 #include <redist/plan/plan_parts.hpp>
+#include <redist/plan/source_target_overlap.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
 
 #include <doctest/doctest.h>
@@ -241,6 +242,74 @@ TEST_CASE("part overlaps: O(n log n) work where a pairwise check does K^2") {
       CHECK(static_cast<double>(r.steps) <= bound);
       CHECK(bound < static_cast<double>(K) * static_cast<double>(K) / 2);
       CHECK(static_cast<double>(r.steps) >= n);
+    }
+  }
+}
+
+TEST_CASE("source-target overlap: the sweep names the pair the pairwise check names") {
+  using Ranges = std::vector<detail::ByteRange>;
+  // The pair-by-pair check the sweep replaced, as check_matrices had it.
+  const auto pairwise_pair =
+      [](const Ranges& src,
+         const Ranges& dst) -> std::optional<std::pair<std::size_t, std::size_t>> {
+    for (std::size_t a = 0; a < src.size(); ++a)
+      for (std::size_t b = 0; b < dst.size(); ++b) {
+        const auto& x = src[a];
+        const auto& y = dst[b];
+        if (x.first < x.second && y.first < y.second && x.first < y.second && y.first < x.second)
+          return std::pair{a, b};
+      }
+    return std::nullopt;
+  };
+  Rng g(44);
+  index_t found = 0;
+  for (int round = 0; round < 4000; ++round) {
+    CAPTURE(round);
+    const index_t space = g.in(8, 120);
+    Ranges src, dst;
+    for (auto* side : {&src, &dst})
+      for (index_t a = 0, n = g.in(0, 8); a < n; ++a) {
+        const auto b = static_cast<std::uintptr_t>(g.in(0, space));
+        side->emplace_back(b, b + static_cast<std::uintptr_t>(g.in(0, 12)));  // may be empty
+      }
+    const auto want = pairwise_pair(src, dst);
+    const auto got = detail::find_source_target_overlap(src, dst).pair;
+    REQUIRE(got.has_value() == want.has_value());
+    if (want) {
+      CHECK(*got == *want);
+      ++found;
+    }
+  }
+  CHECK(found > 500);
+  CHECK(found < 3500);
+  // Touching ranges and empty ones meet nothing; the first source that meets anything is
+  // named with the first target it meets, not the first target met by any source.
+  CHECK(!detail::find_source_target_overlap({{0, 10}, {20, 20}}, {{10, 20}, {15, 15}}).pair);
+  CHECK(
+      detail::find_source_target_overlap({{0, 5}, {30, 40}, {50, 60}}, {{55, 56}, {35, 36}}).pair ==
+      std::pair<std::size_t, std::size_t>{1, 1});
+}
+
+TEST_CASE("source-target overlap: O((A + B) log B) where a pairwise check does A x B") {
+  // A tile per allocation, sources and targets interleaved in memory as an allocator places
+  // them: the case of the main job at 16384^2 (2048 source tiles against 13448 targets).
+  for (const std::size_t A : {std::size_t{1} << 10, std::size_t{1} << 12, std::size_t{1} << 14}) {
+    CAPTURE(A);
+    const std::size_t B = 6 * A;
+    for (const bool clash : {false, true}) {
+      CAPTURE(clash);
+      std::vector<detail::ByteRange> src, dst;
+      std::uintptr_t at = 4096;
+      for (std::size_t k = 0; k < A + B; ++k, at += 100)
+        (k % 7 == 0 ? src : dst).emplace_back(at, at + 64);
+      if (clash) dst.push_back(src.back());
+      const detail::SourceTargetOverlap r = detail::find_source_target_overlap(src, dst);
+      CHECK(r.pair.has_value() == clash);
+      if (clash) CHECK(*r.pair == std::pair{src.size() - 1, dst.size() - 1});
+      const auto n = static_cast<double>(src.size() + dst.size());
+      const double bound = 4 * n * std::log2(n);
+      CHECK(static_cast<double>(r.steps) <= bound);
+      CHECK(bound < static_cast<double>(src.size()) * static_cast<double>(dst.size()));
     }
   }
 }
