@@ -1,0 +1,110 @@
+/// @file bench/setup_repeat.cpp
+/// A Redistributor's set-up, built K times over the same matrices in one process: the first
+/// build (what `redist-run` reports: first touches of the program's memory, the node window
+/// made) and the median of the others (planning and wiring alone), each the maximum over
+/// ranks. Block-cyclic matrices in ScaLAPACK storage or a tile per allocation.
+///
+///   mpirun -np P build/bench/setup_repeat M N mb nb Ps Qs mb nb Pt Qt \
+///       [--builds K] [--storage scalapack|tile]
+///
+/// Prints one line: first build, then the medians of plan, wiring, buffers and their sum,
+/// in milliseconds (Redistributor::set_up_times, set_up_times.hpp).
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "bench.hpp"
+
+namespace {
+
+using namespace bench;
+
+struct Builds {
+  double first = 0;
+  std::vector<double> plan, wiring, buffers, total;
+};
+
+template <class Matrix>
+Builds build_repeatedly(const mpi::communicator& comm, const Case& c, int builds) {
+  const Matrix src(source_layout(c), {}, comm.rank());
+  Matrix dst(target_layout(c), {}, comm.rank());
+  Builds out;
+  for (int k = 0; k < builds; ++k) {
+    comm.barrier();
+    const redist::Redistributor<Matrix, Matrix> r(src, dst, comm,
+                                                  redist::Region::whole({c.M, c.N}));
+    const redist::SetUpTimes& t = r.set_up_times();
+    const double mine[3] = {t.plan, t.wiring, t.buffers};
+    double most[3];
+    mpi::all_reduce(comm, mine, 3, most, mpi::maximum<double>());
+    if (k == 0) {
+      out.first = most[0] + most[1];
+      continue;
+    }
+    out.plan.push_back(most[0]);
+    out.wiring.push_back(most[1]);
+    out.buffers.push_back(most[2]);
+    out.total.push_back(most[0] + most[1]);
+  }
+  return out;
+}
+
+int run(int argc, char** argv, const mpi::communicator& comm) {
+  std::vector<std::string> pos;
+  std::string storage = "tile";
+  int builds = 9;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if ((k == "--builds" || k == "--storage") && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (k == "--builds") builds = std::stoi(v);
+      if (k == "--storage") storage = v;
+    } else {
+      pos.push_back(k);
+    }
+  }
+  if (pos.size() != 10 || builds < 2 || (storage != "scalapack" && storage != "tile")) {
+    if (comm.rank() == 0)
+      std::fprintf(stderr,
+                   "usage: setup_repeat M N mb nb Ps Qs mb nb Pt Qt [--builds K >= 2] "
+                   "[--storage scalapack|tile]\n");
+    return 2;
+  }
+  Case c;
+  c.M = std::stoll(pos[0]), c.N = std::stoll(pos[1]);
+  c.mbs = std::stoll(pos[2]), c.nbs = std::stoll(pos[3]);
+  c.ps = std::stoi(pos[4]), c.qs = std::stoi(pos[5]);
+  c.mbt = std::stoll(pos[6]), c.nbt = std::stoll(pos[7]);
+  c.pt = std::stoi(pos[8]), c.qt = std::stoi(pos[9]);
+  const Builds b = storage == "tile" ? build_repeatedly<TileMatrix>(comm, c, builds)
+                                     : build_repeatedly<ScalapackMatrix>(comm, c, builds);
+  if (comm.rank() == 0)
+    std::printf(
+        "setup_repeat: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %s storage, %d ranks: "
+        "first %.2f ms; median of %d: plan %.2f, wiring %.2f (buffers %.2f), total %.2f ms\n",
+        static_cast<long long>(c.M), static_cast<long long>(c.N), static_cast<long long>(c.mbs),
+        static_cast<long long>(c.nbs), c.ps, c.qs, static_cast<long long>(c.mbt),
+        static_cast<long long>(c.nbt), c.pt, c.qt, storage.c_str(), comm.size(), 1e3 * b.first,
+        builds - 1, 1e3 * median_of(b.plan), 1e3 * median_of(b.wiring), 1e3 * median_of(b.buffers),
+        1e3 * median_of(b.total));
+  return 0;
+}
+
+}  // namespace
+
+// A malformed argument or REDIST_* setting ends the run with its message, not with
+// std::terminate.
+int main(int argc, char** argv) {
+  mpi::environment env(argc, argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  mpi::communicator comm;
+  try {
+    return run(argc, argv, comm);
+  } catch (const std::exception& e) {
+    if (comm.rank() == 0) std::fprintf(stderr, "setup_repeat: %s\n", e.what());
+    return 2;
+  }
+}
