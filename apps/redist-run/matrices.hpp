@@ -129,8 +129,9 @@ int run_typed(const Options& o, const boost::mpi::communicator& comm) {
     std::iota(perm.begin(), perm.end(), 0);
     // Every rank computes the same volumes and so the same permutation.
     if (o.relabel != Relabel::off) {
+      // The volumes of the move as it runs: op(source), masked to the triangle.
       const std::vector<index_t> volume =
-          transfer_volumes(A.front()->layout(), base, *o.region, np);
+          transfer_volumes(A.front()->layout(), base, *o.region, np, o.op, o.triangle);
       const std::vector<int>& nodes = node_map(comm).node_of_rank;
       choice.inter_node_before = split_transfers(volume, perm, nodes).inter_node;
       perm = o.relabel == Relabel::nodes ? best_node_relabeling(volume, nodes)

@@ -161,6 +161,15 @@ plain=$(local_bytes "$work/run.$((count - 1)).json")
 expect_ok 4 "${relabel_args[@]}" --relabel
 relabeled=$(local_bytes "$work/run.$((count - 1)).json")
 [[ $relabeled -gt $plain ]] || fail "--relabel: local bytes $relabeled not above $plain"
+# The same under --op t, 400x300 into 300x400: the roles are chosen on op(source)'s volumes
+# (the untransposed region does not fit the target, and was once refused).
+relabel_t_args=(--src 400x300/20x20/random:1 --dst 300x400/40x40/random:2 --op t --repeat 1)
+expect_ok 4 "${relabel_t_args[@]}"
+plain_t=$(local_bytes "$work/run.$((count - 1)).json")
+expect_ok 4 "${relabel_t_args[@]}" --relabel --uplo l
+expect_ok 4 "${relabel_t_args[@]}" --relabel
+relabeled_t=$(local_bytes "$work/run.$((count - 1)).json")
+[[ $relabeled_t -gt $plain_t ]] || fail "--relabel --op t: local bytes $relabeled_t not above $plain_t"
 
 # --relabel nodes on simulated nodes of 2 ranks (topology.hpp): never more bytes between
 # nodes than the flat relabeling, the report's before / after are the plan's, and one node

@@ -2,7 +2,8 @@
 // permutation, and against the dense Boost.Graph solver it replaced at P <= 256, sparse and
 // dense), relabeling a shifted copy of the source grid makes the move all-local, the
 // node-aware one moves the fewest elements between nodes, then within them, and each
-// rank's own row (volume_row) is its row of the volume matrix.
+// rank's own row (volume_row) is its row of the volume matrix, of op(source) and the kept
+// triangle when the move has them.
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -14,6 +15,8 @@
 #include <redist/plan/reference_plan.hpp>
 #include <redist/relabel.hpp>
 #include <redist/tile_shapes/uniform_axis.hpp>
+#include <redist/transform_op.hpp>
+#include <redist/triangle.hpp>
 
 #include <doctest/doctest.h>
 
@@ -274,6 +277,45 @@ TEST_CASE("sparse volumes: rows in any order, roles repeated, give the dense ans
           static_cast<std::size_t>(
               std::count_if(volume.begin(), volume.end(), [](index_t v) { return v > 0; })));
   }
+}
+
+TEST_CASE("transfer_volumes: a transposed or triangular move counted element by element") {
+  // Source 1 x 3 grid, target 3 x 1 grid, different tilings: under op t a target row of
+  // tiles comes from a source column of tiles, so the volumes differ from op n's. The
+  // reference walks the target rectangle and asks both distributions whose each element is.
+  const int P = 3;
+  const Layout src{Tiling{UniformAxis<>(40, 6), UniformAxis<>(50, 7)}, BlockCyclic(1, 3)};
+  const Layout dst{Tiling{UniformAxis<>(60, 5), UniformAxis<>(45, 4)}, BlockCyclic(3, 1)};
+  const Region region{{27, 33}, {4, 9}, {11, 6}};  // the source's 27 x 33
+  const auto n = static_cast<std::size_t>(P);
+  for (const Op op : {Op::none, Op::transpose, Op::conj_transpose})
+    for (const Triangle triangle :
+         {Triangle{}, Triangle{Uplo::lower, Diag::unit}, Triangle{Uplo::upper, Diag::non_unit}}) {
+      CAPTURE(static_cast<int>(op));
+      CAPTURE(static_cast<int>(triangle.uplo));
+      const Extents ext = target_extent(region, op);
+      std::vector<index_t> expected(n * n, 0);
+      for (index_t x = 0; x < ext.rows; ++x)
+        for (index_t y = 0; y < ext.cols; ++y) {
+          if (!triangle.keeps(x, y, ext)) continue;
+          const index_t i = region.src_origin.i + (op == Op::none ? x : y);
+          const index_t j = region.src_origin.j + (op == Op::none ? y : x);
+          const int from =
+              src.owner({src.shape().rows().tile_of(i), src.shape().cols().tile_of(j)});
+          const int role = dst.owner({dst.shape().rows().tile_of(region.dst_origin.i + x),
+                                      dst.shape().cols().tile_of(region.dst_origin.j + y)});
+          expected[static_cast<std::size_t>(from) * n + static_cast<std::size_t>(role)] += 1;
+        }
+      CHECK(transfer_volumes(src, dst, region, P, op, triangle) == expected);
+    }
+  // The target is 60 x 45: op t's 33 x 27 fits at (11, 6), op n's 27 x 33 does not reach
+  // past column 39; a region whose op does not fit is refused, naming it.
+  const Region wide{{20, 44}, {0, 0}, {0, 0}};  // op n: 44 columns of 45; op t: 44 rows
+  CHECK_NOTHROW(transfer_volumes(src, dst, wide, P));
+  CHECK_NOTHROW(transfer_volumes(src, dst, wide, P, Op::transpose));
+  const Region tall{{30, 46}, {0, 0}, {0, 0}};  // op t: 46 rows of 60, 30 columns of 45
+  CHECK_THROWS_AS(transfer_volumes(src, dst, tall, P), region_error);
+  CHECK_NOTHROW(transfer_volumes(src, dst, tall, P, Op::transpose));
 }
 
 TEST_CASE("volume_row: each rank's row of transfer_volumes, from its own plan") {

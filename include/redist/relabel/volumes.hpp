@@ -12,6 +12,10 @@
 
 #include <redist/error.hpp>
 #include <redist/plan.hpp>
+#include <redist/plan/triangle_mask.hpp>
+#include <redist/transform.hpp>
+#include <redist/transform_op.hpp>
+#include <redist/triangle.hpp>
 
 namespace redist {
 
@@ -64,25 +68,33 @@ inline std::vector<VolumeEntry> volume_row(const Plan& plan) {
   return merged;
 }
 
-/// Rank `rank`'s row of the volume matrix (volume_row of its plan). Plans this rank only
-/// (make_plan).
-/// @throws what make_plan throws.
+/// Rank `rank`'s row of the volume matrix (volume_row of its plan) for the move of
+/// op(source region) into the target, keeping `triangle` of the target rectangle: the plan a
+/// Redistributor with a Transform of that op and triangle makes (transform.hpp; with a
+/// transposing op, region.extent is the source's R x C and the target gets C x R). Plans
+/// this rank only (make_plan).
+/// @throws what make_plan throws (region_error for an op(region) that does not fit).
 template <class SrcLayout, class DstLayout>
 std::vector<VolumeEntry> volume_row(const SrcLayout& src, const DstLayout& dst,
-                                    const Region& region, int rank, int comm_size) {
-  return volume_row(make_plan(src, dst, region, rank, comm_size));
+                                    const Region& region, int rank, int comm_size, Op op = Op::none,
+                                    const Triangle& triangle = {}) {
+  if (op != Op::none)
+    return volume_row(make_plan(transposed(src), dst, transposed(region), rank, comm_size,
+                                PlanOptions{}, triangle));
+  return volume_row(make_plan(src, dst, region, rank, comm_size, PlanOptions{}, triangle));
 }
 
 /// volume[s * P + r]: elements of the region that source rank s holds and target role r
-/// owns; row s is volume_row(src, dst, region, s, P). Plans all P ranks: O(P) plans and
-/// P^2 memory, for one process; at scale use volume_row on each rank.
+/// owns; row s is volume_row(src, dst, region, s, P, op, triangle). Plans all P ranks: O(P)
+/// plans and P^2 memory, for one process; at scale use volume_row on each rank.
 template <class SrcLayout, class DstLayout>
 std::vector<index_t> transfer_volumes(const SrcLayout& src, const DstLayout& dst,
-                                      const Region& region, int comm_size) {
+                                      const Region& region, int comm_size, Op op = Op::none,
+                                      const Triangle& triangle = {}) {
   const auto P = static_cast<std::size_t>(comm_size);
   std::vector<index_t> volume(P * P, 0);
   for (int s = 0; s < comm_size; ++s)
-    for (const VolumeEntry& e : volume_row(src, dst, region, s, comm_size))
+    for (const VolumeEntry& e : volume_row(src, dst, region, s, comm_size, op, triangle))
       volume[static_cast<std::size_t>(s) * P + static_cast<std::size_t>(e.role)] = e.elements;
   return volume;
 }
