@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -378,6 +379,35 @@ inline BcLayout source_layout(const Case& c) {
 }
 inline BcLayout target_layout(const Case& c) {
   return BcLayout{shape_of(c.M, c.N, c.mbt, c.nbt), redist::BlockCyclic(c.pt, c.qt)};
+}
+
+/// A block-cyclic case from the command line's ten numbers "M N mb nb Ps Qs mb nb Pt Qt"
+/// (source tiles and grid, then the target's), as options_ab and setup_repeat take them.
+/// @pre pos.size() == 10
+inline Case case_of(const std::vector<std::string>& pos) {
+  Case c;
+  c.M = std::stoll(pos[0]), c.N = std::stoll(pos[1]);
+  c.mbs = std::stoll(pos[2]), c.nbs = std::stoll(pos[3]);
+  c.ps = std::stoi(pos[4]), c.qs = std::stoi(pos[5]);
+  c.mbt = std::stoll(pos[6]), c.nbt = std::stoll(pos[7]);
+  c.pt = std::stoi(pos[8]), c.qt = std::stoi(pos[9]);
+  return c;
+}
+
+/// main() of a small bench program: MPI, then Kokkos, then run(argc, argv, comm). A
+/// malformed argument or REDIST_* setting ends the run with its message on rank 0 and exit
+/// status 2 (redist's errors are raised alike on every rank), not with std::terminate.
+template <class Run>
+int run_program(int argc, char** argv, const char* name, Run&& run) {
+  mpi::environment env(argc, argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  mpi::communicator comm;
+  try {
+    return run(argc, argv, comm);
+  } catch (const std::exception& e) {
+    if (comm.rank() == 0) std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 2;
+  }
 }
 
 /// Fills `st` from a built Redistributor (collective).

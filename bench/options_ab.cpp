@@ -95,12 +95,7 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
                    "private|shared]\n");
     return 2;
   }
-  Case c;
-  c.M = std::stoll(pos[0]), c.N = std::stoll(pos[1]);
-  c.mbs = std::stoll(pos[2]), c.nbs = std::stoll(pos[3]);
-  c.ps = std::stoi(pos[4]), c.qs = std::stoi(pos[5]);
-  c.mbt = std::stoll(pos[6]), c.nbt = std::stoll(pos[7]);
-  c.pt = std::stoi(pos[8]), c.qt = std::stoi(pos[9]);
+  const Case c = case_of(pos);
   const bool shared = target == "shared";
   if (storage == "tile")
     return compare<TileMatrix>(comm, c, a_set, b_set, pairs, "tile storage", shared);
@@ -158,16 +153,4 @@ int compare(const mpi::communicator& comm, const Case& c, const std::string& a_s
 
 }  // namespace
 
-// A malformed argument or REDIST_* setting ends the run with its message (redist's errors
-// are raised alike on every rank), not with std::terminate.
-int main(int argc, char** argv) {
-  mpi::environment env(argc, argv);
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  mpi::communicator comm;
-  try {
-    return run(argc, argv, comm);
-  } catch (const std::exception& e) {
-    if (comm.rank() == 0) std::fprintf(stderr, "options_ab: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return run_program(argc, argv, "options_ab", run); }

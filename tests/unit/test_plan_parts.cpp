@@ -36,6 +36,15 @@ struct RangesOfPart {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> dst, src;
 };
 
+/// Appends `count` byte ranges of up to 11 bytes (some empty) beginning in [0, space].
+void add_random_ranges(Rng& g, std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& side,
+                       index_t count, index_t space) {
+  for (index_t a = 0; a < count; ++a) {
+    const auto b = static_cast<std::uintptr_t>(g.in(0, space));
+    side.emplace_back(b, b + static_cast<std::uintptr_t>(g.in(0, 12)));
+  }
+}
+
 std::vector<PartSpan> spans_of(const std::vector<RangesOfPart>& parts) {
   std::vector<PartSpan> spans;
   for (std::size_t k = 0; k < parts.size(); ++k)
@@ -173,11 +182,7 @@ TEST_CASE("part overlaps: the sweep names the pair the pairwise check names") {
     std::vector<RangesOfPart> parts(static_cast<std::size_t>(K));
     for (RangesOfPart& p : parts)
       for (auto* side : {&p.dst, &p.src}) {
-        const index_t allocs = g.in(0, 3);
-        for (index_t a = 0; a < allocs; ++a) {
-          const auto b = static_cast<std::uintptr_t>(g.in(0, space));
-          side->emplace_back(b, b + static_cast<std::uintptr_t>(g.in(0, 12)));  // may be empty
-        }
+        add_random_ranges(g, *side, g.in(0, 3), space);
       }
     const std::optional<PartOverlap> want = pairwise(parts);
     const std::optional<PartOverlap> got = detail::find_part_overlap(spans_of(parts)).overlap;
@@ -267,11 +272,7 @@ TEST_CASE("source-target overlap: the sweep names the pair the pairwise check na
     CAPTURE(round);
     const index_t space = g.in(8, 120);
     Ranges src, dst;
-    for (auto* side : {&src, &dst})
-      for (index_t a = 0, n = g.in(0, 8); a < n; ++a) {
-        const auto b = static_cast<std::uintptr_t>(g.in(0, space));
-        side->emplace_back(b, b + static_cast<std::uintptr_t>(g.in(0, 12)));  // may be empty
-      }
+    for (auto* side : {&src, &dst}) add_random_ranges(g, *side, g.in(0, 8), space);
     const auto want = pairwise_pair(src, dst);
     const auto got = detail::find_source_target_overlap(src, dst).pair;
     REQUIRE(got.has_value() == want.has_value());
