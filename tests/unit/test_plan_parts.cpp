@@ -45,6 +45,16 @@ void add_random_ranges(Rng& g, std::vector<std::pair<std::uintptr_t, std::uintpt
   }
 }
 
+/// The sweep's answer against the pairwise check's; counts the cases that found a pair.
+template <class Pair>
+void check_same(const std::optional<Pair>& got, const std::optional<Pair>& want, index_t& found) {
+  REQUIRE(got.has_value() == want.has_value());
+  if (want) {
+    CHECK(*got == *want);
+    ++found;
+  }
+}
+
 std::vector<PartSpan> spans_of(const std::vector<RangesOfPart>& parts) {
   std::vector<PartSpan> spans;
   for (std::size_t k = 0; k < parts.size(); ++k)
@@ -184,13 +194,7 @@ TEST_CASE("part overlaps: the sweep names the pair the pairwise check names") {
       for (auto* side : {&p.dst, &p.src}) {
         add_random_ranges(g, *side, g.in(0, 3), space);
       }
-    const std::optional<PartOverlap> want = pairwise(parts);
-    const std::optional<PartOverlap> got = detail::find_part_overlap(spans_of(parts)).overlap;
-    REQUIRE(got.has_value() == want.has_value());
-    if (want) {
-      CHECK(*got == *want);
-      ++found;
-    }
+    check_same(detail::find_part_overlap(spans_of(parts)).overlap, pairwise(parts), found);
   }
   // Both outcomes, and both kinds of pair, were exercised.
   CHECK(found > 500);
@@ -273,13 +277,7 @@ TEST_CASE("source-target overlap: the sweep names the pair the pairwise check na
     const index_t space = g.in(8, 120);
     Ranges src, dst;
     for (auto* side : {&src, &dst}) add_random_ranges(g, *side, g.in(0, 8), space);
-    const auto want = pairwise_pair(src, dst);
-    const auto got = detail::find_source_target_overlap(src, dst).pair;
-    REQUIRE(got.has_value() == want.has_value());
-    if (want) {
-      CHECK(*got == *want);
-      ++found;
-    }
+    check_same(detail::find_source_target_overlap(src, dst).pair, pairwise_pair(src, dst), found);
   }
   CHECK(found > 500);
   CHECK(found < 3500);
