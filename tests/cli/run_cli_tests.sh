@@ -470,6 +470,8 @@ expect_exit2 2 "^redist-run: --src: expected a non-negative integer for process 
 if grep -q $'\xff' "$err"; then fail "a raw 0xFF byte on stderr"; fi
 expect_exit2 2 "^redist-run: --frob\\\\x09\\\\xFF: unknown option" \
   -np 2 "${W[@]}" "${good[@]}" $'--frob\t\xff'
+# An empty argument is named too (it was once reported as a bare "unknown option").
+expect_exit2 2 "^redist-run: '': unknown option$" -np 2 "${W[@]}" "${good[@]}" ''
 # A good run after all this still works, and writes its outputs.
 expect_ok 2 "${good[@]}" --dot "$work/after.dot"
 [[ -s $work/after.dot ]] || fail "--dot after the checks: no file"

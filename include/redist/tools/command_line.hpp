@@ -89,7 +89,8 @@ class OptionReader {
       throw UsageError{option, "given more than once"};
     // Only the table's options: an option missing from --help is no option.
     const OptionInfo* info = find_option(table_, option);
-    if (!info) throw UsageError{option, "unknown option"};
+    // An empty argument is named as '', not left out of the message.
+    if (!info) throw UsageError{option.empty() ? "''" : option, "unknown option"};
     if (!info->value.empty() && !optional_value(*info) && k_ >= args_.size())
       throw UsageError{option, "missing value"};
     value = takes_value(*info, k_ < args_.size() ? args_[k_] : nullptr) ? args_[k_++] : "";
