@@ -30,6 +30,7 @@
 #include <redist/plan.hpp>
 #include <redist/plan/block_family.hpp>
 #include <redist/plan/plan_header.hpp>
+#include <redist/plan/triangle_mask.hpp>
 #include <redist/transform.hpp>
 
 namespace redist {
@@ -69,10 +70,8 @@ bool same_plan(const Part<Src, Dst>& a, const Part<Src, Dst>& b) {
 template <class Src, class Dst, class T>
 Plan plan_part(const Part<Src, Dst>& p, const Transform<T>& t, const PlanOptions& options, int rank,
                int ranks) {
-  if (t.transposes())
-    return make_plan(transposed(p.src->layout()), p.dst->layout(), transposed(p.region), rank,
-                     ranks, options, t.triangle);
-  return make_plan(p.src->layout(), p.dst->layout(), p.region, rank, ranks, options, t.triangle);
+  return make_plan(p.src->layout(), p.dst->layout(), p.region, rank, ranks, options, t.triangle,
+                   t.op);
 }
 
 /// The parts' plans on `rank` of `ranks`, each under `budget` bytes of buffers, merged.

@@ -32,6 +32,8 @@
 #include <redist/plan/block_family.hpp>
 #include <redist/region.hpp>
 #include <redist/segment.hpp>
+#include <redist/transform.hpp>
+#include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
 
 namespace redist::detail {
@@ -200,6 +202,18 @@ Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int 
     plan.stats.plan_bytes = static_cast<index_t>(plan.memory_bytes());  // new families
   }
   return plan;
+}
+
+/// The plan of the move of op(source region) that keeps `triangle` of the target rectangle:
+/// what a Redistributor with a Transform of that op and triangle plans. A transposing op
+/// plans the transposed source layout and region (transform.hpp; region.extent is then the
+/// source's R x C and the target gets C x R). Same checks and errors as make_plan.
+template <class SrcLayout, class DstLayout>
+Plan make_plan(const SrcLayout& src, const DstLayout& dst, const Region& r, int rank, int comm_size,
+               PlanOptions options, const Triangle& triangle, Op op) {
+  if (op != Op::none)
+    return make_plan(transposed(src), dst, transposed(r), rank, comm_size, options, triangle);
+  return make_plan(src, dst, r, rank, comm_size, options, triangle);
 }
 
 }  // namespace redist

@@ -13,7 +13,6 @@
 #include <redist/error.hpp>
 #include <redist/plan.hpp>
 #include <redist/plan/triangle_mask.hpp>
-#include <redist/transform.hpp>
 #include <redist/transform_op.hpp>
 #include <redist/triangle.hpp>
 
@@ -69,19 +68,15 @@ inline std::vector<VolumeEntry> volume_row(const Plan& plan) {
 }
 
 /// Rank `rank`'s row of the volume matrix (volume_row of its plan) for the move of
-/// op(source region) into the target, keeping `triangle` of the target rectangle: the plan a
-/// Redistributor with a Transform of that op and triangle makes (transform.hpp; with a
-/// transposing op, region.extent is the source's R x C and the target gets C x R). Plans
-/// this rank only (make_plan).
+/// op(source region) into the target, keeping `triangle` of the target rectangle
+/// (plan/triangle_mask.hpp's make_plan of an op and a triangle, as a Redistributor plans
+/// it). Plans this rank only.
 /// @throws what make_plan throws (region_error for an op(region) that does not fit).
 template <class SrcLayout, class DstLayout>
 std::vector<VolumeEntry> volume_row(const SrcLayout& src, const DstLayout& dst,
                                     const Region& region, int rank, int comm_size, Op op = Op::none,
                                     const Triangle& triangle = {}) {
-  if (op != Op::none)
-    return volume_row(make_plan(transposed(src), dst, transposed(region), rank, comm_size,
-                                PlanOptions{}, triangle));
-  return volume_row(make_plan(src, dst, region, rank, comm_size, PlanOptions{}, triangle));
+  return volume_row(make_plan(src, dst, region, rank, comm_size, PlanOptions{}, triangle, op));
 }
 
 /// volume[s * P + r]: elements of the region that source rank s holds and target role r
