@@ -215,6 +215,42 @@ TEST_CASE("ring chunks laid flat: members cut between whole segments, in the ord
   }
 }
 
+TEST_CASE("a message's segments walked until the walker says stop") {
+  const Plan plan = four_rank_plan(0);
+  const Chunking c = cut_chunks(plan, plan.send, 4000);
+  for (std::size_t m = 0; m < plan.send.messages.size(); ++m) {
+    CAPTURE(m);
+    index_t all = 0, elements = 0;
+    engine::for_each_message_segment(plan, plan.send, c, m,
+                                     [&](index_t, const Piece& r, const Piece& col) {
+                                       ++all;
+                                       elements += r.length * col.length;
+                                       return true;
+                                     });
+    CHECK(elements == plan.send.messages[m].elements);
+    REQUIRE(all > 2);
+    // The walk ends at the first false, also inside a slice, not after its other segments.
+    for (const index_t stop : {index_t{1}, index_t{2}, all / 2, all}) {
+      index_t visits = 0;
+      engine::for_each_message_segment(plan, plan.send, c, m,
+                                       [&](index_t, auto&, auto&) { return ++visits < stop; });
+      CHECK(visits == stop);
+    }
+  }
+  // One slice: a walker that returns nothing sees it whole; one that returns false stops it.
+  const Slice& first = c.slices[c.chunks[0].first];
+  index_t whole = 0, once = 0;
+  CHECK(engine::for_each_slice_segment(plan, plan.send, first,
+                                       [&](index_t, index_t, auto&, auto&) { ++whole; }));
+  CHECK_FALSE(
+      engine::for_each_slice_segment(plan, plan.send, first, [&](index_t, index_t, auto&, auto&) {
+        ++once;
+        return false;
+      }));
+  CHECK(once == 1);
+  CHECK(whole >= 1);
+}
+
 TEST_CASE("flat rows cut: whole source tiles a span, places never cut") {
   using detail::FlatRow;
   using detail::RowSpan;

@@ -238,8 +238,10 @@ inline PieceGroup slice_cols(const Plan& plan, const FamilyList& d, const Slice&
 /// Calls f(row in block, b, row piece, column piece) for every segment of slice s:
 /// columns outer, then the block's families, rows inner (the buffer order of
 /// plan/block_family.hpp). `row in block` is the segment's first row in the column block.
+/// An f that returns bool stops the walk with false; returns whether the walk went to the
+/// end.
 template <class F>
-void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& s, F&& f) {
+bool for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& s, F&& f) {
   const BlockFamily& first = d.families[s.family];
   const PieceGroup cols = slice_cols(plan, d, s);
   for (index_t b = 0; b < cols.count; ++b) {
@@ -250,10 +252,16 @@ void for_each_slice_segment(const Plan& plan, const FamilyList& d, const Slice& 
       const index_t row0 = fam.buffer_offset - first.buffer_offset;
       for (index_t a = 0; a < rows.count; ++a) {
         const Piece row = rows.member(a);
-        if (s.holds(row)) f(row0 + a * rows.length, b, row, col);
+        if (!s.holds(row)) continue;
+        if constexpr (std::is_same_v<decltype(f(row0, b, row, col)), bool>) {
+          if (!f(row0 + a * rows.length, b, row, col)) return false;
+        } else {
+          f(row0 + a * rows.length, b, row, col);
+        }
       }
     }
   }
+  return true;
 }
 
 /// The row pieces of slice s: of its families, those it holds.
@@ -275,14 +283,17 @@ inline index_t slice_row_pieces(const Plan& plan, const FamilyList& d, const Sli
 template <class F>
 void for_each_message_segment(const Plan& plan, const FamilyList& d, const Chunking& chunking,
                               std::size_t m, F&& f) {
-  bool go = true;
-  for (std::size_t c = chunking.begin[m]; go && c < chunking.begin[m + 1]; ++c)
-    for (std::size_t k = chunking.chunks[c].first; go && k < chunking.chunks[c].end; ++k) {
+  for (std::size_t c = chunking.begin[m]; c < chunking.begin[m + 1]; ++c)
+    for (std::size_t k = chunking.chunks[c].first; k < chunking.chunks[c].end; ++k) {
       const Slice& s = chunking.slices[k];
       const index_t part = d.families[s.family].part;
-      for_each_slice_segment(plan, d, s, [&](index_t, index_t, const Piece& r, const Piece& col) {
-        if (go) go = f(part, r, col);
-      });
+      // A private target is settled by its first segment (transport/push_targets.hpp):
+      // the walk stops there, not after the slice's other segments (1 x 1 tiles: 32768).
+      if (!for_each_slice_segment(plan, d, s,
+                                  [&](index_t, index_t, const Piece& r, const Piece& col) {
+                                    return static_cast<bool>(f(part, r, col));
+                                  }))
+        return;
     }
 }
 
