@@ -63,7 +63,8 @@ struct Case {
   bool scalapack_target = false;
 };
 
-inline Case random_case(Rng& g, int np, Op op, index_t max_tile) {
+/// Source extents of 1..max_extent a side; the target up to 12 larger than the region.
+inline Case random_case(Rng& g, int np, Op op, index_t max_tile, index_t max_extent = 45) {
   Case c;
   const auto dim = [&](index_t lo, index_t hi) { return g.in(lo, hi); };
   const auto grid = [&](int& p, int& q) {
@@ -74,7 +75,7 @@ inline Case random_case(Rng& g, int np, Op op, index_t max_tile) {
     p = g.pick(divisors);
     q = used / p;
   };
-  c.src_size = {dim(1, 45), dim(1, 45)};
+  c.src_size = {dim(1, max_extent), dim(1, max_extent)};
   const index_t R = dim(0, c.src_size.rows), C = dim(0, c.src_size.cols);
   const Extents target = op == Op::none ? Extents{R, C} : Extents{C, R};
   c.dst_size = {target.rows + dim(0, 12), target.cols + dim(0, 12)};

@@ -1,8 +1,9 @@
 // Transform while moving (transform.hpp) at 1-4 ranks: target region (or its triangle,
 // triangle.hpp) = alpha * op(source region) + beta * target, against a naive reference, for every
 // element type (conjugate transpose on complex), random block-cyclic layouts with uniform or
-// irregular tiles, tile or ScaLAPACK storage, displaced regions, the node window on and off. Every
-// target element is checked (outside the region: its initial value), and the source is unchanged.
+// irregular tiles (up to 300 x 300), tile or ScaLAPACK storage, displaced regions, the node window
+// on and off. Every target element is checked (outside the region: its initial value), and the
+// source is unchanged.
 #include <algorithm>
 #include <complex>
 #include <string>
@@ -39,13 +40,16 @@ index_t run_case(const boost::mpi::communicator& comm, const Case& c, SrcShape s
       });
 }
 
+/// `cases` random cases of source extents up to `max_extent`, every fourth with tiles of
+/// 1..3 elements, the others up to `max_tile`.
 template <class T>
-void check_random_transforms(const boost::mpi::communicator& comm, unsigned seed, int cases) {
+void check_random_transforms(const boost::mpi::communicator& comm, unsigned seed, int cases,
+                             index_t max_extent = 45, index_t max_tile = 12) {
   Rng g(seed);
   const std::vector<Op> ops = random_ops<T>();
   for (int k = 0; k < cases; ++k) {
     const Op op = ops[static_cast<std::size_t>(k) % ops.size()];
-    const Case c = random_case(g, comm.size(), op, k % 4 == 0 ? 3 : 12);
+    const Case c = random_case(g, comm.size(), op, k % 4 == 0 ? 3 : max_tile, max_extent);
     const Transform<T> t = random_transform<T>(k, op);
     CAPTURE(static_cast<int>(t.triangle.uplo));
     CAPTURE(static_cast<int>(t.triangle.diag));
@@ -71,6 +75,19 @@ TEST_CASE("mpi: transform while moving, random layouts, every element type") {
     check_random_transforms<int>(comm, 13, 12);
     check_random_transforms<std::complex<double>>(comm, 14, 18);
     check_random_transforms<std::complex<float>>(comm, 15, 9);
+  }
+}
+
+// Matrices of up to 300 x 300: messages of many chunks, which wrap the node window's rings
+// (the small-rings legs: hundreds of times), cut members between their columns and, with
+// tiles up to 40, put several families in one chunk.
+TEST_CASE("mpi: transform while moving, random layouts up to 300 x 300") {
+  const boost::mpi::communicator comm;
+  for (const char* window : window_settings()) {
+    CAPTURE(window);
+    const ScopedEnv w("REDIST_SHARED_WINDOW", window);
+    check_random_transforms<double>(comm, 21, 12, 300, 40);
+    check_random_transforms<std::complex<double>>(comm, 22, 6, 300, 40);
   }
 }
 
