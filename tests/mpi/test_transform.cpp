@@ -78,9 +78,8 @@ TEST_CASE("mpi: transform while moving, random layouts, every element type") {
   }
 }
 
-// Matrices of up to 300 x 300: messages of many chunks, which wrap the node window's rings
-// (the small-rings legs: hundreds of times), cut members between their columns and, with
-// tiles up to 40, put several families in one chunk.
+// Matrices of up to 300 x 300: in the small-rings legs (16 KiB slots) a message is up to tens
+// of chunks around its ring, where the cases above (at most 57 a side) are a chunk or two.
 TEST_CASE("mpi: transform while moving, random layouts up to 300 x 300") {
   const boost::mpi::communicator comm;
   for (const char* window : window_settings()) {
