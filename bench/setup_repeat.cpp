@@ -5,18 +5,25 @@
 /// ranks. Block-cyclic matrices in ScaLAPACK storage or a tile per allocation.
 ///
 ///   mpirun -np P build/bench/setup_repeat M N mb nb Ps Qs mb nb Pt Qt \
-///       [--builds K] [--storage scalapack|tile]
+///       [--builds K] [--storage scalapack|tile] [--heap default|kept]
 ///
 /// Prints one line: first build, then the medians of plan, wiring, buffers and their sum,
-/// in milliseconds (Redistributor::set_up_times, set_up_times.hpp).
+/// in milliseconds (Redistributor::set_up_times, set_up_times.hpp), and the page faults of
+/// a build (the median; max over ranks). `--heap kept` stops glibc from trimming its heap
+/// and from mapping blocks below 32 MiB apart, as the GLIBC_TUNABLES line of
+/// docs/cost-model.md does: then builds after the first reuse the pages of the one before,
+/// and an A/B of set-up work is not decided by where the heap's top happened to end
+/// (bench/README.md, "Repeated set-ups and glibc's heap").
 
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <malloc.h>
 #include <string>
 #include <vector>
 
 #include "bench.hpp"
+#include <sys/resource.h>
 
 namespace {
 
@@ -24,8 +31,15 @@ using namespace bench;
 
 struct Builds {
   double first = 0;
-  std::vector<double> plan, wiring, buffers, total;
+  std::vector<double> plan, wiring, buffers, total, faults;
 };
+
+/// Minor page faults of this process so far.
+double minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_minflt);
+}
 
 template <class Matrix>
 Builds build_repeatedly(const mpi::communicator& comm, const Case& c, int builds) {
@@ -34,12 +48,13 @@ Builds build_repeatedly(const mpi::communicator& comm, const Case& c, int builds
   Builds out;
   for (int k = 0; k < builds; ++k) {
     comm.barrier();
+    const double before = minor_faults();
     const redist::Redistributor<Matrix, Matrix> r(src, dst, comm,
                                                   redist::Region::whole({c.M, c.N}));
     const redist::SetUpTimes& t = r.set_up_times();
-    const double mine[3] = {t.plan, t.wiring, t.buffers};
-    double most[3];
-    mpi::all_reduce(comm, mine, 3, most, mpi::maximum<double>());
+    const double mine[4] = {t.plan, t.wiring, t.buffers, minor_faults() - before};
+    double most[4];
+    mpi::all_reduce(comm, mine, 4, most, mpi::maximum<double>());
     if (k == 0) {
       out.first = most[0] + most[1];
       continue;
@@ -48,30 +63,38 @@ Builds build_repeatedly(const mpi::communicator& comm, const Case& c, int builds
     out.wiring.push_back(most[1]);
     out.buffers.push_back(most[2]);
     out.total.push_back(most[0] + most[1]);
+    out.faults.push_back(most[3]);
   }
   return out;
 }
 
 int run(int argc, char** argv, const mpi::communicator& comm) {
   std::vector<std::string> pos;
-  std::string storage = "tile";
+  std::string storage = "tile", heap = "default";
   int builds = 9;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if ((k == "--builds" || k == "--storage") && i + 1 < argc) {
+    if ((k == "--builds" || k == "--storage" || k == "--heap") && i + 1 < argc) {
       const std::string v = argv[++i];
       if (k == "--builds") builds = std::stoi(v);
       if (k == "--storage") storage = v;
+      if (k == "--heap") heap = v;
     } else {
       pos.push_back(k);
     }
   }
-  if (pos.size() != 10 || builds < 2 || (storage != "scalapack" && storage != "tile")) {
+  if (pos.size() != 10 || builds < 2 || (storage != "scalapack" && storage != "tile") ||
+      (heap != "default" && heap != "kept")) {
     if (comm.rank() == 0)
       std::fprintf(stderr,
                    "usage: setup_repeat M N mb nb Ps Qs mb nb Pt Qt [--builds K >= 2] "
-                   "[--storage scalapack|tile]\n");
+                   "[--storage scalapack|tile] [--heap default|kept]\n");
     return 2;
+  }
+  if (heap == "kept") {
+    // Before the matrices and the first build: nothing trimmed, blocks below 32 MiB on the heap.
+    mallopt(M_TRIM_THRESHOLD, -1);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
   }
   const Case c = case_of(pos);
   const Builds b = storage == "tile" ? build_repeatedly<TileMatrix>(comm, c, builds)
@@ -79,12 +102,13 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
   if (comm.rank() == 0)
     std::printf(
         "setup_repeat: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %s storage, %d ranks: "
-        "first %.2f ms; median of %d: plan %.2f, wiring %.2f (buffers %.2f), total %.2f ms\n",
+        "first %.2f ms; median of %d: plan %.2f, wiring %.2f (buffers %.2f), total %.2f ms, "
+        "%.0f page faults (%s heap)\n",
         static_cast<long long>(c.M), static_cast<long long>(c.N), static_cast<long long>(c.mbs),
         static_cast<long long>(c.nbs), c.ps, c.qs, static_cast<long long>(c.mbt),
         static_cast<long long>(c.nbt), c.pt, c.qt, storage.c_str(), comm.size(), 1e3 * b.first,
         builds - 1, 1e3 * median_of(b.plan), 1e3 * median_of(b.wiring), 1e3 * median_of(b.buffers),
-        1e3 * median_of(b.total));
+        1e3 * median_of(b.total), median_of(b.faults), heap.c_str());
   return 0;
 }
 
