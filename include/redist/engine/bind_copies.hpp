@@ -82,13 +82,15 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     else
       return false;
   };
-  // Of the slice's families (those it holds); a column piece has a segment each.
-  const index_t row_pieces = slice_row_pieces(plan, d, s);
+  // Of the slice's families (those it holds); a column piece has a segment each. Counted
+  // where needed: the one-copy path below never needs it.
+  const auto row_pieces = [&] { return slice_row_pieces(plan, d, s); };
   if constexpr (described_src) {
     // A peer's source that separates binds as one copy, as a local matrix does.
     if (shared.separates_peer_sources() && separable(dst) && !s.rows_cut) {
-      if (auto whole = separate(src.next, row_pieces, cols.count, transposed(src))) {
-        src.next += row_pieces * cols.count;
+      const index_t n = row_pieces();
+      if (auto whole = separate(src.next, n, cols.count, transposed(src))) {
+        src.next += n * cols.count;
         return bind_slice(plan, d, s, *whole, dst, pool, rel, shared, flat);
       }
     }
@@ -97,8 +99,9 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     // A peer's target that separates binds as one copy from a source that does: on the
     // host too (engine/separated_source.hpp, why).
     if (separable(src) && !s.rows_cut) {
-      if (auto whole = separate(dst.next, row_pieces, cols.count, false)) {
-        dst.next += row_pieces * cols.count;
+      const index_t n = row_pieces();
+      if (auto whole = separate(dst.next, n, cols.count, false)) {
+        dst.next += n * cols.count;
         return bind_slice(plan, d, s, src, *whole, pool, rel, shared, flat);
       }
     }
@@ -141,55 +144,65 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
       };
       const auto [src_base, src_ld] = identity(src);
       const auto [dst_base, dst_ld] = identity(dst);
-      SharedRuns::Key key{{}, src_base, src_ld, dst_base, dst_ld};
-      std::vector<index_t>& rows_key = std::get<0>(key);
-      rows_key.reserve(5 * (s.family_end - s.family) + 2);
-      // A separated side lists its rows slice by slice: share only within the families.
-      if constexpr (is_separated<Src>::value || is_separated<Dst>::value)
-        rows_key = {static_cast<index_t>(s.family), static_cast<index_t>(s.family_end)};
-      for (std::size_t k = s.family; k < s.family_end; ++k) {
-        const BlockFamily& fam = d.families[k];
-        rows_key.insert(rows_key.end(), {fam.part, fam.rows.group, fam.rows.first, fam.rows.count,
-                                         fam.buffer_offset - first.buffer_offset});
-      }
-      if (const auto* bound = shared.find(key)) {
+      // The slices of one family block (a message's chunks cut it by columns) share their
+      // runs: found by the block before its rows are listed.
+      const SharedRuns::SliceKey slice_key{&d,     s.family, s.family_end, src_base,
+                                           src_ld, dst_base, dst_ld};
+      if (const auto* bound = shared.find(slice_key)) {
         c.run_first = bound->first;
         c.runs = bound->second;
       } else {
-        c.run_first = static_cast<index_t>(pool.runs.size());
-        index_t src_step = 1;
-        if constexpr (!src_buffer) src_step = src.run_step();
-        const auto each_piece = [&](const auto& f) {
-          index_t index = 0;
-          for (std::size_t k = s.family; k < s.family_end; ++k) {
-            const BlockFamily& fam = d.families[k];
-            const PieceGroup rows = plan.rows(fam);
-            const index_t row0 = fam.buffer_offset - first.buffer_offset;
-            for (index_t a = 0; a < rows.count; ++a, ++index) {
-              const Piece p = rows.member(a);
-              const index_t row = row0 + a * rows.length;
-              f(RowRun{row_of(src, index, row, p), row_of(dst, index, row, p), rows.length});
-            }
-          }
-        };
-        const auto append = [&](const RowRun& run) {
-          append_run(pool.runs, static_cast<std::size_t>(c.run_first), run, src_step);
-        };
-        if (shared.target_order()) {
-          // Sorted by target first (SharedRuns), so that pieces that continue each other
-          // on both sides become one run.
-          std::vector<RowRun>& pieces = shared.scratch();
-          pieces.clear();
-          each_piece([&](const RowRun& run) { pieces.push_back(run); });
-          const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
-          if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
-            std::sort(pieces.begin(), pieces.end(), by_target);
-          for (const RowRun& run : pieces) append(run);
-        } else {
-          each_piece(append);
+        SharedRuns::Key key{{}, src_base, src_ld, dst_base, dst_ld};
+        std::vector<index_t>& rows_key = std::get<0>(key);
+        rows_key.reserve(5 * (s.family_end - s.family) + 2);
+        // A separated side lists its rows slice by slice: share only within the families.
+        if constexpr (is_separated<Src>::value || is_separated<Dst>::value)
+          rows_key = {static_cast<index_t>(s.family), static_cast<index_t>(s.family_end)};
+        for (std::size_t k = s.family; k < s.family_end; ++k) {
+          const BlockFamily& fam = d.families[k];
+          rows_key.insert(rows_key.end(), {fam.part, fam.rows.group, fam.rows.first, fam.rows.count,
+                                           fam.buffer_offset - first.buffer_offset});
         }
-        c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
-        shared.add(std::move(key), c.run_first, c.runs);
+        if (const auto* bound = shared.find(key)) {
+          c.run_first = bound->first;
+          c.runs = bound->second;
+        } else {
+          c.run_first = static_cast<index_t>(pool.runs.size());
+          index_t src_step = 1;
+          if constexpr (!src_buffer) src_step = src.run_step();
+          const auto each_piece = [&](const auto& f) {
+            index_t index = 0;
+            for (std::size_t k = s.family; k < s.family_end; ++k) {
+              const BlockFamily& fam = d.families[k];
+              const PieceGroup rows = plan.rows(fam);
+              const index_t row0 = fam.buffer_offset - first.buffer_offset;
+              for (index_t a = 0; a < rows.count; ++a, ++index) {
+                const Piece p = rows.member(a);
+                const index_t row = row0 + a * rows.length;
+                f(RowRun{row_of(src, index, row, p), row_of(dst, index, row, p), rows.length});
+              }
+            }
+          };
+          const auto append = [&](const RowRun& run) {
+            append_run(pool.runs, static_cast<std::size_t>(c.run_first), run, src_step);
+          };
+          if (shared.target_order()) {
+            // Sorted by target first (SharedRuns), so that pieces that continue each other
+            // on both sides become one run.
+            std::vector<RowRun>& pieces = shared.scratch();
+            pieces.clear();
+            each_piece([&](const RowRun& run) { pieces.push_back(run); });
+            const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
+            if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
+              std::sort(pieces.begin(), pieces.end(), by_target);
+            for (const RowRun& run : pieces) append(run);
+          } else {
+            each_piece(append);
+          }
+          c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
+          shared.add(std::move(key), c.run_first, c.runs);
+        }
+        shared.add(slice_key, c.run_first, c.runs);
       }
       for (index_t b = 0; b < cols.count; ++b) {
         const Piece p = cols.member(b);
@@ -223,7 +236,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
     Place src, dst;
   };
   std::vector<Segment> segments;
-  segments.reserve(static_cast<std::size_t>(row_pieces * cols.count));
+  segments.reserve(static_cast<std::size_t>(row_pieces() * cols.count));
   for_each_slice_segment(plan, d, s, [&](index_t row, index_t b, const Piece& r, const Piece& col) {
     Segment g{b, r.dst_tile, r.dst_offset, r.length, {}, {}};
     const Place buffer{nullptr, s.offset + row + b * lc * ldb, flat ? r.length : ldb, 0};
