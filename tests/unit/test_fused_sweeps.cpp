@@ -352,3 +352,22 @@ TEST_CASE("fused sweeps: the tables grow with the copies, not with their columns
   CHECK(wide == narrow);
   CHECK(wide < 512);
 }
+
+TEST_CASE("fused sweeps: chunks that repeat a chunk's columns share its bands") {
+  // Case's three chunks read columns 4c .. 4c + 3 with their copies at the same places of
+  // their ranges: chunks 1 and 2 take chunk 0's bands, shifted, and write what they would
+  // with their own (checked element by element).
+  Case x;
+  const std::vector<std::size_t> all = {0, 0, 1, 1, 2, 2};
+  const FusedSweeps<double> shared(x.send, x.packs, x.local, x.parts, all);
+  const FusedSweeps<double> first(x.send, {x.packs[0]}, x.local, {x.parts[0], x.parts[1]}, {0, 0});
+  CHECK(first.bands() > 0);
+  CHECK(shared.bands() == first.bands());
+  CHECK(x.errors_after_sweeping_all(1.0) == 0);
+  // Chunk 1 with its parts' copies the other way round is no repeat: bands of its own.
+  Case y;
+  std::swap(y.local.copies[2], y.local.copies[3]);
+  const FusedSweeps<double> swapped(y.send, y.packs, y.local, y.parts, all);
+  CHECK(swapped.bands() > first.bands());
+  CHECK(y.errors_after_sweeping_all(1.0) == 0);
+}

@@ -10,9 +10,13 @@
 /// `by-slot`; bench/README.md, "One sweep per column").
 ///
 /// Built once per engine from the bound copy pools (engine/bound_copies.hpp), which it
-/// indexes and does not hold; a sweep runs on the host. Its columns write disjoint targets
-/// (a pack's slot, the local parts' target elements), so a threaded space splits them into
-/// contiguous ranges, each still in source order.
+/// indexes and does not hold; a sweep runs on the host. A chunk whose columns lie as the
+/// last built chunk's do, shifted by whole columns, with its copies at the same places of
+/// its ranges, takes that chunk's bands with its copies shifted (Shift): a message's chunks
+/// of one family block all do, so the tables grow with the families, not with the chunks
+/// (1 x 1 tiles at 16384^2: 2048 chunks a rank, a third of the set-up sorting their bands). Its
+/// columns write disjoint targets (a pack's slot, the local parts' target elements), so a threaded
+/// space splits them into contiguous ranges, each still in source order.
 
 #include <algorithm>
 #include <cstddef>
@@ -55,9 +59,11 @@ class FusedSweeps {
     for (std::size_t p = 0; p < follows.size() && p < parts.size(); ++p)
       if (follows[p] < packs.size()) followers[follows[p]].push_back(p);
     range_.assign(packs.size(), Range{0, 0});
+    shift_.assign(packs.size(), Shift{});
     band_steps_.push_back(0);
     band_columns_.push_back(0);
     std::vector<Span> spans;
+    Built last;  // the last chunk whose bands were built
     for (std::size_t c = 0; c < packs.size(); ++c) {
       if (followers[c].empty()) continue;
       spans.clear();
@@ -66,9 +72,19 @@ class FusedSweeps {
         add_spans(local, parts[p], true, spans);
         fused_part_[p] = 1;
       }
+      const Shift base{static_cast<std::ptrdiff_t>(packs[c].first),
+                       static_cast<std::ptrdiff_t>(parts[followers[c].front()].first)};
+      if (last.repeated_by(spans, base)) {
+        range_[c] = last.range;
+        shift_[c] = Shift{base.send - last.base.send, base.local - last.base.local};
+        continue;
+      }
       const std::size_t first = band_steps_.size() - 1;
       add_bands(spans);
       range_[c] = {first, band_steps_.size() - 1};
+      last.spans = spans;
+      last.base = base;
+      last.range = range_[c];
     }
   }
 
@@ -78,6 +94,8 @@ class FusedSweeps {
   }
   /// Whether local part p is copied by the sweep of the chunk it follows.
   bool swept(std::size_t p) const { return p < fused_part_.size() && fused_part_[p]; }
+  /// The bands built: those of chunks that repeat an earlier chunk's are not built again.
+  std::size_t bands() const { return band_steps_.size() - 1; }
 
   /// Runs sent chunk c's sweep on host space `exec` over the pools it was built from: the
   /// packs plainly, the local parts' elements through their pool's operation
@@ -99,7 +117,7 @@ class FusedSweeps {
   std::size_t memory_bytes() const {
     return steps_.capacity() * sizeof(Step) + band_steps_.capacity() * sizeof(std::size_t) +
            band_columns_.capacity() * sizeof(index_t) + range_.capacity() * sizeof(Range) +
-           fused_part_.capacity();
+           shift_.capacity() * sizeof(Shift) + fused_part_.capacity();
   }
 
  private:
@@ -120,6 +138,46 @@ class FusedSweeps {
     std::uintptr_t first = 0, stride = 0;
     index_t count = 0;
     Step step;
+  };
+
+  /// What a chunk adds to its bands' copy indices, in the send and the local pool; as a
+  /// base, where its pack's copies and its first follower's start.
+  struct Shift {
+    std::ptrdiff_t send = 0, local = 0;
+    std::size_t copy(const Step& s) const {
+      return static_cast<std::size_t>(static_cast<std::ptrdiff_t>(s.copy) +
+                                      (s.local ? local : send));
+    }
+  };
+
+  /// The spans of a chunk whose bands were built, its copies' bases and its bands.
+  struct Built {
+    std::vector<Span> spans;
+    Shift base;
+    Range range{0, 0};
+
+    /// Whether a chunk of these spans and bases has the same bands: span for span the same
+    /// copy (from its base), column, count and stride, and all addresses moved by one
+    /// distance that is whole strides of each, so that places, their order and the
+    /// offsets within them stay.
+    bool repeated_by(const std::vector<Span>& other, const Shift& other_base) const {
+      if (spans.empty() || other.size() != spans.size()) return false;
+      const auto distance = static_cast<std::intptr_t>(other.front().first - spans.front().first);
+      for (std::size_t i = 0; i < spans.size(); ++i) {
+        const Span& a = spans[i];
+        const Span& b = other[i];
+        const std::ptrdiff_t from_a = a.step.local ? base.local : base.send;
+        const std::ptrdiff_t from_b = b.step.local ? other_base.local : other_base.send;
+        if (a.stride != b.stride || a.count != b.count || a.step.column != b.step.column ||
+            a.step.local != b.step.local ||
+            static_cast<std::ptrdiff_t>(a.step.copy) - from_a !=
+                static_cast<std::ptrdiff_t>(b.step.copy) - from_b ||
+            static_cast<std::intptr_t>(b.first - a.first) != distance ||
+            distance % static_cast<std::intptr_t>(a.stride) != 0)
+          return false;
+      }
+      return true;
+    }
   };
 
   /// Every member of copies [r.first, r.second) of `pool` as a span of source columns.
@@ -222,11 +280,12 @@ class FusedSweeps {
   /// addresses (joined) swept at once.
   template <class Put>
   static void sweep_band_column(const Step* steps, std::size_t first, std::size_t end, index_t j,
-                                const CopyPool<T>& send, const CopyPool<T>& local, Put put) {
+                                const Shift& shift, const CopyPool<T>& send,
+                                const CopyPool<T>& local, Put put) {
     for (std::size_t i = first; i < end;) {
       std::size_t k = i + 1;
       while (k < end && steps[k].joins) ++k;
-      sweep_column(steps, i, k, j, send, local, put);
+      sweep_column(steps, i, k, j, shift, send, local, put);
       i = k;
     }
   }
@@ -236,12 +295,13 @@ class FusedSweeps {
   /// whichever copy it belongs to.
   template <class Put>
   static void sweep_column(const Step* steps, std::size_t first, std::size_t end, index_t j,
-                           const CopyPool<T>& send, const CopyPool<T>& local, Put put) {
+                           const Shift& shift, const CopyPool<T>& send, const CopyPool<T>& local,
+                           Put put) {
     const auto at = [&](const Step& s) -> const CopyPool<T>& { return s.local ? local : send; };
     if (end - first == 1 || end - first > max_merged) {
       for (std::size_t i = first; i < end; ++i) {
         const CopyPool<T>& pool = at(steps[i]);
-        const StridedCopy<T>& x = pool.copies[steps[i].copy];
+        const StridedCopy<T>& x = pool.copies[shift.copy(steps[i])];
         const index_t column = steps[i].column + j;
         if (steps[i].local)
           detail::copy_column(x, pool.runs.data(), pool.members.data(), column, put);
@@ -254,7 +314,7 @@ class FusedSweeps {
     std::size_t n = 0;
     for (std::size_t i = first; i < end; ++i) {
       const CopyPool<T>& pool = at(steps[i]);
-      const StridedCopy<T>& x = pool.copies[steps[i].copy];
+      const StridedCopy<T>& x = pool.copies[shift.copy(steps[i])];
       const index_t column = steps[i].column + j;
       cur[n++] = Cursor{x.src_column(pool.members.data(), column),
                         x.dst_column(pool.members.data(), column),
@@ -292,10 +352,11 @@ class FusedSweeps {
     const std::size_t* band_steps = band_steps_.data();
     const index_t* band_columns = band_columns_.data();
     const auto [first, end] = range_[c];
+    const Shift shift = shift_[c];
     if (detail::on_progress_thread || ExecSpace::concurrency() <= 1) {
       for (std::size_t b = first; b < end; ++b)
         for (index_t j = 0; j < band_columns[b + 1] - band_columns[b]; ++j)
-          sweep_band_column(steps, band_steps[b], band_steps[b + 1], j, send, local, put);
+          sweep_band_column(steps, band_steps[b], band_steps[b + 1], j, shift, send, local, put);
       return;
     }
     // Contiguous ranges of the chunk's columns per thread (static schedule): each sweeps in
@@ -303,8 +364,8 @@ class FusedSweeps {
     const auto column = [=, &send, &local](index_t i) {
       const auto b = static_cast<std::size_t>(
           std::upper_bound(band_columns + first, band_columns + end + 1, i) - band_columns - 1);
-      sweep_band_column(steps, band_steps[b], band_steps[b + 1], i - band_columns[b], send, local,
-                        put);
+      sweep_band_column(steps, band_steps[b], band_steps[b + 1], i - band_columns[b], shift, send,
+                        local, put);
     };
     Kokkos::parallel_for("redist::fused_sweep",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(
@@ -316,6 +377,7 @@ class FusedSweeps {
   std::vector<std::size_t> band_steps_;   ///< band b: steps [band_steps_[b], band_steps_[b + 1])
   std::vector<index_t> band_columns_;     ///< band b: columns [band_columns_[b], [b + 1]) of all
   std::vector<Range> range_;              ///< per sent chunk: its bands
+  std::vector<Shift> shift_;              ///< per sent chunk: added to its bands' copies
   std::vector<std::uint8_t> fused_part_;  ///< per local part: swept with its pack
 };
 
