@@ -151,6 +151,15 @@ inline TaskGraph make_task_graph(const Plan& plan, Chunkings chunks,
   tg.recv_transport = std::move(recv_transport);
   tg.send_transport.resize(plan.send.messages.size(), Transport::point_to_point);
   tg.recv_transport.resize(plan.recv.messages.size(), Transport::point_to_point);
+  // Room for every task and edge below (bounds: at most two tasks and six edges a sent
+  // chunk, and so on): grown by doubling, they were copied and touched twice over
+  // (thousands of chunks a rank at 16384^2 with small tiles).
+  const std::size_t batches = static_cast<std::size_t>(std::max<index_t>(plan.batches, 0));
+  const std::size_t sent = tg.send.chunks.size(), received = tg.recv.chunks.size();
+  const std::size_t messages = plan.send.messages.size(), parts = tg.local.chunks.size();
+  tg.tasks.reserve(2 * batches + 2 * sent + 2 * messages + 2 * received + parts);
+  tg.edges.reserve(2 * batches + 6 * sent + 3 * messages + 3 * received + 2 * parts);
+  tg.local_vertex.reserve(parts);
   const auto add = [&](TaskKind kind, index_t batch, std::size_t index, bool remote = false) {
     tg.tasks.push_back(Task{kind, batch, remote, index});
     return tg.tasks.size() - 1;
