@@ -5,7 +5,7 @@
 /// ranks. Block-cyclic matrices in ScaLAPACK storage or a tile per allocation.
 ///
 ///   mpirun -np P build/bench/setup_repeat M N mb nb Ps Qs mb nb Pt Qt \
-///       [--builds K] [--storage scalapack|tile] [--heap default|kept]
+///       [--builds K] [--storage scalapack|tile] [--heap default|kept] [--warm-up M0]
 ///
 /// Prints one line: first build, then the medians of plan, wiring, buffers and their sum,
 /// in milliseconds (Redistributor::set_up_times, set_up_times.hpp), and the page faults of
@@ -13,7 +13,10 @@
 /// and from mapping blocks below 32 MiB apart, as the GLIBC_TUNABLES line of
 /// docs/cost-model.md does: then builds after the first reuse the pages of the one before,
 /// and an A/B of set-up work is not decided by where the heap's top happened to end
-/// (bench/README.md, "Repeated set-ups and glibc's heap").
+/// (bench/README.md, "Repeated set-ups and glibc's heap"). `--warm-up M0` builds once over
+/// M0 x M0 matrices of the same tiles and grids first: the first build then pays what grows
+/// with the matrix (fresh pages of its tables), not the program's own first runs (its code,
+/// MPI's first shared window).
 
 #include <algorithm>
 #include <cstdio>
@@ -39,6 +42,13 @@ double minor_faults() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_minflt);
+}
+
+template <class Matrix>
+void build_once(const mpi::communicator& comm, const Case& c) {
+  const Matrix src(source_layout(c), {}, comm.rank());
+  Matrix dst(target_layout(c), {}, comm.rank());
+  const redist::Redistributor<Matrix, Matrix> r(src, dst, comm, redist::Region::whole({c.M, c.N}));
 }
 
 template <class Matrix>
@@ -72,11 +82,14 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
   std::vector<std::string> pos;
   std::string storage = "tile", heap = "default";
   int builds = 9;
+  long long warm_up = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if ((k == "--builds" || k == "--storage" || k == "--heap") && i + 1 < argc) {
+    if ((k == "--builds" || k == "--storage" || k == "--heap" || k == "--warm-up") &&
+        i + 1 < argc) {
       const std::string v = argv[++i];
       if (k == "--builds") builds = std::stoi(v);
+      if (k == "--warm-up") warm_up = std::stoll(v);
       if (k == "--storage") storage = v;
       if (k == "--heap") heap = v;
     } else {
@@ -84,11 +97,11 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
     }
   }
   if (pos.size() != 10 || builds < 2 || (storage != "scalapack" && storage != "tile") ||
-      (heap != "default" && heap != "kept")) {
+      (heap != "default" && heap != "kept") || warm_up < 0) {
     if (comm.rank() == 0)
       std::fprintf(stderr,
                    "usage: setup_repeat M N mb nb Ps Qs mb nb Pt Qt [--builds K >= 2] "
-                   "[--storage scalapack|tile] [--heap default|kept]\n");
+                   "[--storage scalapack|tile] [--heap default|kept] [--warm-up M0 >= 1]\n");
     return 2;
   }
   if (heap == "kept") {
@@ -97,18 +110,27 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
   }
   const Case c = case_of(pos);
+  if (warm_up > 0) {
+    Case small = c;
+    small.M = small.N = warm_up;
+    if (storage == "tile")
+      build_once<TileMatrix>(comm, small);
+    else
+      build_once<ScalapackMatrix>(comm, small);
+  }
   const Builds b = storage == "tile" ? build_repeatedly<TileMatrix>(comm, c, builds)
                                      : build_repeatedly<ScalapackMatrix>(comm, c, builds);
   if (comm.rank() == 0)
     std::printf(
         "setup_repeat: %lld x %lld, %lldx%lld %dx%d -> %lldx%lld %dx%d, %s storage, %d ranks: "
-        "first %.2f ms; median of %d: plan %.2f, wiring %.2f (buffers %.2f), total %.2f ms, "
+        "first %.2f ms%s; median of %d: plan %.2f, wiring %.2f (buffers %.2f), total %.2f ms, "
         "%.0f page faults (%s heap)\n",
         static_cast<long long>(c.M), static_cast<long long>(c.N), static_cast<long long>(c.mbs),
         static_cast<long long>(c.nbs), c.ps, c.qs, static_cast<long long>(c.mbt),
         static_cast<long long>(c.nbt), c.pt, c.qt, storage.c_str(), comm.size(), 1e3 * b.first,
-        builds - 1, 1e3 * median_of(b.plan), 1e3 * median_of(b.wiring), 1e3 * median_of(b.buffers),
-        1e3 * median_of(b.total), median_of(b.faults), heap.c_str());
+        warm_up > 0 ? " (after a warm-up)" : "", builds - 1, 1e3 * median_of(b.plan),
+        1e3 * median_of(b.wiring), 1e3 * median_of(b.buffers), 1e3 * median_of(b.total),
+        median_of(b.faults), heap.c_str());
   return 0;
 }
 
