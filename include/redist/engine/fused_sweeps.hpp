@@ -14,9 +14,10 @@
 /// last built chunk's do, shifted by whole columns, with its copies at the same places of
 /// its ranges, takes that chunk's bands with its copies shifted (Shift): a message's chunks
 /// of one family block all do, so the tables grow with the families, not with the chunks
-/// (1 x 1 tiles at 16384^2: 2048 chunks a rank, a third of the set-up sorting their bands). Its
-/// columns write disjoint targets (a pack's slot, the local parts' target elements), so a threaded
-/// space splits them into contiguous ranges, each still in source order.
+/// (1 x 1 tiles at 16384^2: 2048 chunks a rank, a third of the set-up sorting their
+/// bands). Its columns write disjoint targets (a pack's slot, the local parts' target
+/// elements), so a threaded space splits them into contiguous ranges, each still in source
+/// order.
 
 #include <algorithm>
 #include <cstddef>
