@@ -146,8 +146,9 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
       const auto [dst_base, dst_ld] = identity(dst);
       // The slices of one family block (a message's chunks cut it by columns) share their
       // runs: found by the block before its rows are listed.
+      constexpr bool separated = is_separated<Src>::value || is_separated<Dst>::value;
       const SharedRuns::SliceKey slice_key{&d,     s.family, s.family_end, src_base,
-                                           src_ld, dst_base, dst_ld};
+                                           src_ld, dst_base, dst_ld,       separated};
       if (const auto* bound = shared.find(slice_key)) {
         c.run_first = bound->first;
         c.runs = bound->second;
@@ -156,7 +157,7 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
         std::vector<index_t>& rows_key = std::get<0>(key);
         rows_key.reserve(5 * (s.family_end - s.family) + 2);
         // A separated side lists its rows slice by slice: share only within the families.
-        if constexpr (is_separated<Src>::value || is_separated<Dst>::value)
+        if constexpr (separated)
           rows_key = {static_cast<index_t>(s.family), static_cast<index_t>(s.family_end)};
         for (std::size_t k = s.family; k < s.family_end; ++k) {
           const BlockFamily& fam = d.families[k];

@@ -55,7 +55,8 @@ class SharedRuns {
     runs_.emplace(std::move(key), std::pair{first, count});
   }
   /// A slice's family block [family, family_end) of one FamilyList between two sides (base
-  /// and ld, as in Key): the same block has the same rows, so the same Key.
+  /// and ld, as in Key), and whether a side lists its rows slice by slice (separated, which
+  /// Key marks by the block): the same block has the same rows, so the same Key.
   struct SliceKey {
     const void* families;
     std::size_t family, family_end;
@@ -63,6 +64,7 @@ class SharedRuns {
     index_t src_ld;
     const void* dst;
     index_t dst_ld;
+    bool separated;
     bool operator==(const SliceKey&) const = default;
   };
   const std::pair<index_t, index_t>* find(const SliceKey& key) const {
@@ -82,7 +84,7 @@ class SharedRuns {
       for (const std::size_t x :
            {k.family, k.family_end, std::hash<const void*>{}(k.src),
             static_cast<std::size_t>(k.src_ld), std::hash<const void*>{}(k.dst),
-            static_cast<std::size_t>(k.dst_ld)})
+            static_cast<std::size_t>(k.dst_ld), static_cast<std::size_t>(k.separated)})
         h = (h ^ x) * 0x100000001b3ULL;
       return h;
     }
