@@ -144,67 +144,61 @@ std::size_t bind_slice(const Plan& plan, const FamilyList& d, const Slice& s, co
       };
       const auto [src_base, src_ld] = identity(src);
       const auto [dst_base, dst_ld] = identity(dst);
-      // The slices of one family block (a message's chunks cut it by columns) share their
-      // runs: found by the block before its rows are listed.
+      // The runs are shared (SharedRuns::runs): by the slice's family block, else by its rows.
       constexpr bool separated = is_separated<Src>::value || is_separated<Dst>::value;
       const SharedRuns::SliceKey slice_key{&d,     s.family, s.family_end, src_base,
                                            src_ld, dst_base, dst_ld,       separated};
-      if (const auto* bound = shared.find(slice_key)) {
-        c.run_first = bound->first;
-        c.runs = bound->second;
-      } else {
+      const auto rows_key = [&] {
         SharedRuns::Key key{{}, src_base, src_ld, dst_base, dst_ld};
-        std::vector<index_t>& rows_key = std::get<0>(key);
-        rows_key.reserve(5 * (s.family_end - s.family) + 2);
+        std::vector<index_t>& rows = std::get<0>(key);
+        rows.reserve(5 * (s.family_end - s.family) + 2);
         // A separated side lists its rows slice by slice: share only within the families.
         if constexpr (separated)
-          rows_key = {static_cast<index_t>(s.family), static_cast<index_t>(s.family_end)};
+          rows = {static_cast<index_t>(s.family), static_cast<index_t>(s.family_end)};
         for (std::size_t k = s.family; k < s.family_end; ++k) {
           const BlockFamily& fam = d.families[k];
-          rows_key.insert(rows_key.end(), {fam.part, fam.rows.group, fam.rows.first, fam.rows.count,
-                                           fam.buffer_offset - first.buffer_offset});
+          rows.insert(rows.end(), {fam.part, fam.rows.group, fam.rows.first, fam.rows.count,
+                                   fam.buffer_offset - first.buffer_offset});
         }
-        if (const auto* bound = shared.find(key)) {
-          c.run_first = bound->first;
-          c.runs = bound->second;
-        } else {
-          c.run_first = static_cast<index_t>(pool.runs.size());
-          index_t src_step = 1;
-          if constexpr (!src_buffer) src_step = src.run_step();
-          const auto each_piece = [&](const auto& f) {
-            index_t index = 0;
-            for (std::size_t k = s.family; k < s.family_end; ++k) {
-              const BlockFamily& fam = d.families[k];
-              const PieceGroup rows = plan.rows(fam);
-              const index_t row0 = fam.buffer_offset - first.buffer_offset;
-              for (index_t a = 0; a < rows.count; ++a, ++index) {
-                const Piece p = rows.member(a);
-                const index_t row = row0 + a * rows.length;
-                f(RowRun{row_of(src, index, row, p), row_of(dst, index, row, p), rows.length});
-              }
+        return key;
+      };
+      // The block's runs appended to the pool: (first, count).
+      const auto bind_runs = [&] {
+        const auto run_first = static_cast<index_t>(pool.runs.size());
+        index_t src_step = 1;
+        if constexpr (!src_buffer) src_step = src.run_step();
+        const auto each_piece = [&](const auto& f) {
+          index_t index = 0;
+          for (std::size_t k = s.family; k < s.family_end; ++k) {
+            const BlockFamily& fam = d.families[k];
+            const PieceGroup rows = plan.rows(fam);
+            const index_t row0 = fam.buffer_offset - first.buffer_offset;
+            for (index_t a = 0; a < rows.count; ++a, ++index) {
+              const Piece p = rows.member(a);
+              const index_t row = row0 + a * rows.length;
+              f(RowRun{row_of(src, index, row, p), row_of(dst, index, row, p), rows.length});
             }
-          };
-          const auto append = [&](const RowRun& run) {
-            append_run(pool.runs, static_cast<std::size_t>(c.run_first), run, src_step);
-          };
-          if (shared.target_order()) {
-            // Sorted by target first (SharedRuns), so that pieces that continue each other
-            // on both sides become one run.
-            std::vector<RowRun>& pieces = shared.scratch();
-            pieces.clear();
-            each_piece([&](const RowRun& run) { pieces.push_back(run); });
-            const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
-            if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
-              std::sort(pieces.begin(), pieces.end(), by_target);
-            for (const RowRun& run : pieces) append(run);
-          } else {
-            each_piece(append);
           }
-          c.runs = static_cast<index_t>(pool.runs.size()) - c.run_first;
-          shared.add(std::move(key), c.run_first, c.runs);
+        };
+        const auto append = [&](const RowRun& run) {
+          append_run(pool.runs, static_cast<std::size_t>(run_first), run, src_step);
+        };
+        if (shared.target_order()) {
+          // Sorted by target first (SharedRuns), so that pieces that continue each other
+          // on both sides become one run.
+          std::vector<RowRun>& pieces = shared.scratch();
+          pieces.clear();
+          each_piece([&](const RowRun& run) { pieces.push_back(run); });
+          const auto by_target = [](const RowRun& x, const RowRun& y) { return x.dst < y.dst; };
+          if (!std::is_sorted(pieces.begin(), pieces.end(), by_target))
+            std::sort(pieces.begin(), pieces.end(), by_target);
+          for (const RowRun& run : pieces) append(run);
+        } else {
+          each_piece(append);
         }
-        shared.add(slice_key, c.run_first, c.runs);
-      }
+        return std::pair{run_first, static_cast<index_t>(pool.runs.size()) - run_first};
+      };
+      std::tie(c.run_first, c.runs) = shared.runs(slice_key, rows_key, bind_runs);
       for (index_t b = 0; b < cols.count; ++b) {
         const Piece p = cols.member(b);
         pool.members.push_back(ColumnMember{col_of(src, b, p), col_of(dst, b, p)});

@@ -46,14 +46,6 @@ class SharedRuns {
   /// offset from the first family; source base and ld; target base and ld); a message
   /// buffer is (null, 0).
   using Key = std::tuple<std::vector<index_t>, const void*, index_t, const void*, index_t>;
-  /// (first run, runs) bound for `key`, or null.
-  const std::pair<index_t, index_t>* find(const Key& key) const {
-    const auto it = runs_.find(key);
-    return it == runs_.end() ? nullptr : &it->second;
-  }
-  void add(Key key, index_t first, index_t count) {
-    runs_.emplace(std::move(key), std::pair{first, count});
-  }
   /// A slice's family block [family, family_end) of one FamilyList between two sides (base
   /// and ld, as in Key), and whether a side lists its rows slice by slice (separated, which
   /// Key marks by the block): the same block has the same rows, so the same Key.
@@ -67,12 +59,19 @@ class SharedRuns {
     bool separated;
     bool operator==(const SliceKey&) const = default;
   };
-  const std::pair<index_t, index_t>* find(const SliceKey& key) const {
-    const auto it = blocks_.find(key);
-    return it == blocks_.end() ? nullptr : &it->second;
-  }
-  void add(const SliceKey& key, index_t first, index_t count) {
-    blocks_.emplace(key, std::pair{first, count});
+
+  /// The runs (first run, runs) of a slice of `block`: those bound for the block, else for
+  /// its rows (`rows_key()` makes its Key), else those `bind()` appends to the pool and
+  /// returns; kept under both keys.
+  template <class RowsKey, class Bind>
+  std::pair<index_t, index_t> runs(const SliceKey& block, RowsKey&& rows_key, Bind&& bind) {
+    if (const auto it = blocks_.find(block); it != blocks_.end()) return it->second;
+    Key key = rows_key();
+    const auto it = runs_.find(key);
+    const std::pair<index_t, index_t> bound = it != runs_.end() ? it->second : bind();
+    if (it == runs_.end()) runs_.emplace(std::move(key), bound);
+    blocks_.emplace(block, bound);
+    return bound;
   }
   /// Room for one copy's row pieces before they become runs, kept between slices.
   std::vector<RowRun>& scratch() { return scratch_; }
