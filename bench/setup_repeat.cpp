@@ -45,13 +45,6 @@ double minor_faults() {
 }
 
 template <class Matrix>
-void build_once(const mpi::communicator& comm, const Case& c) {
-  const Matrix src(source_layout(c), {}, comm.rank());
-  Matrix dst(target_layout(c), {}, comm.rank());
-  const redist::Redistributor<Matrix, Matrix> r(src, dst, comm, redist::Region::whole({c.M, c.N}));
-}
-
-template <class Matrix>
 Builds build_repeatedly(const mpi::communicator& comm, const Case& c, int builds) {
   const Matrix src(source_layout(c), {}, comm.rank());
   Matrix dst(target_layout(c), {}, comm.rank());
@@ -114,9 +107,9 @@ int run(int argc, char** argv, const mpi::communicator& comm) {
     Case small = c;
     small.M = small.N = warm_up;
     if (storage == "tile")
-      build_once<TileMatrix>(comm, small);
+      build_repeatedly<TileMatrix>(comm, small, 1);
     else
-      build_once<ScalapackMatrix>(comm, small);
+      build_repeatedly<ScalapackMatrix>(comm, small, 1);
   }
   const Builds b = storage == "tile" ? build_repeatedly<TileMatrix>(comm, c, builds)
                                      : build_repeatedly<ScalapackMatrix>(comm, c, builds);
