@@ -103,9 +103,18 @@ constexpr bool family_order(const BlockFamily& x, const BlockFamily& y) {
 /// @pre messages are appended in (batch, peer) order; d.batch_elements covers `batch`;
 /// families is not empty.
 REDIST_COMPILED_INLINE void append_message(FamilyList& d, int peer, index_t batch,
-                                           std::vector<BlockFamily>& families,
+                                           const std::vector<BlockFamily>& families,
                                            const std::vector<PieceGroup>& rows,
                                            const std::vector<PieceGroup>& cols);
+
+/// append_message for families already placed in d.families, [first, first + count), after
+/// the list's earlier messages: sorts and lays them out there, without a copy through a
+/// vector of their own.
+/// @pre as append_message's; count > 0, first + count <= d.families.size().
+REDIST_COMPILED_INLINE void lay_out_message(FamilyList& d, int peer, index_t batch,
+                                            std::size_t first, std::size_t count,
+                                            const std::vector<PieceGroup>& rows,
+                                            const std::vector<PieceGroup>& cols);
 
 }  // namespace detail
 }  // namespace redist

@@ -12,6 +12,7 @@
 /// 7. add_grid_categories: target tiles and categories from the per-axis histograms.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -189,63 +190,102 @@ inline BatchSlices slice_columns_by_batch(Plan& plan, const AxisGroups& cols, co
   return out;
 }
 
-/// Families, batch by batch: column slice outer, row groups inner; bucketed by peer into
-/// plan.send, plan.recv and plan.local.
+/// Which of a plan's lists a family goes to, seen from this rank.
+enum class FamilySide : std::size_t { sent = 0, received = 1, local = 2 };
+
+/// Calls visit(side, peer, g0, g1, c) for the families of batch b: row groups [g0, g1) of
+/// row classes times column slice c, sent to `peer`, received from it, or copied locally
+/// (peer == rank); column slice outer, row groups inner.
+template <class SD, class DD, class Visit>
+void visit_batch_families(index_t b, const AxisGroups& rows, const BatchSlices& by_batch,
+                          const GridCoords& g, const SD& sd, const DD& dd, int rank,
+                          Visit&& visit) {
+  for (index_t s = by_batch.first[static_cast<std::size_t>(b)];
+       s < by_batch.first[static_cast<std::size_t>(b) + 1]; ++s) {
+    const ColumnSlice& cs = by_batch.slices[static_cast<std::size_t>(s)];
+    // Sending: source coordinates (p, q) of this rank, every target row coordinate.
+    for (const int p : g.src_rows_of_col[static_cast<std::size_t>(cs.src_coord)])
+      for (int pt = 0; pt < g.Pt; ++pt) {
+        const auto [g0, g1] = rows.groups_of(p, pt);
+        if (g0 == g1) continue;
+        const int peer = static_cast<int>(dd.rank_of(GridCoord{pt, cs.dst_coord}));
+        if (peer == rank) continue;  // local: listed on the receiving side
+        visit(FamilySide::sent, peer, g0, g1, cs.range);
+      }
+    // Receiving: target coordinates (p', q') of this rank, every source row coordinate.
+    for (const int pt : g.dst_rows_of_col[static_cast<std::size_t>(cs.dst_coord)])
+      for (int p = 0; p < g.Ps; ++p) {
+        const auto [g0, g1] = rows.groups_of(p, pt);
+        if (g0 == g1) continue;
+        const int peer = static_cast<int>(sd.rank_of(GridCoord{p, cs.src_coord}));
+        visit(peer == rank ? FamilySide::local : FamilySide::received, peer, g0, g1, cs.range);
+      }
+  }
+}
+
+/// Families, batch by batch, into plan.send, plan.recv and plan.local, a message per
+/// (batch, peer). Each family is written once, at its place in its list: counted first,
+/// the lists are sized once and a message is laid out where its families lie
+/// (detail::lay_out_message). Gathered per peer in vectors of their own and then appended,
+/// the lists and those vectors grew by doubling and touched about three times the plan's
+/// bytes in fresh pages (case a at 16384^2 on 2 ranks: 2.2 MB for a plan of 0.86 MB), which
+/// a first set-up pays a page fault each for (bench/README.md, "The first build's fresh
+/// pages").
 template <class SD, class DD>
 void add_grid_families(Plan& plan, const AxisGroups& rows, const BatchSlices& by_batch,
                        const GridCoords& g, const SD& sd, const DD& dd, int rank, int comm_size) {
-  std::vector<std::vector<BlockFamily>> to(static_cast<std::size_t>(comm_size));
-  std::vector<std::vector<BlockFamily>> from(static_cast<std::size_t>(comm_size));
-  std::vector<BlockFamily> own;
-  std::vector<int> to_peers, from_peers;
-  // Appends (row groups [g0, g1)) x (column slice c) to `bucket`, noting a new peer.
-  const auto add = [&](std::vector<BlockFamily>& bucket, std::vector<int>* peers, int peer,
-                       index_t g0, index_t g1, const GroupRange& c) {
-    if (peers && bucket.empty()) peers->push_back(peer);
-    for (index_t k = g0; k < g1; ++k)
-      bucket.push_back(
-          BlockFamily{GroupRange{k, 0, rows.groups()[static_cast<std::size_t>(k)].count}, c, 0});
-  };
+  const std::array<FamilyList*, 3> lists{&plan.send, &plan.recv, &plan.local};
+  const auto side_of = [](FamilySide side) { return static_cast<std::size_t>(side); };
+  std::array<std::size_t, 3> total{};
+  for (index_t b = 0; b < plan.batches; ++b)
+    visit_batch_families(b, rows, by_batch, g, sd, dd, rank,
+                         [&](FamilySide side, int, index_t g0, index_t g1, const GroupRange&) {
+                           total[side_of(side)] += static_cast<std::size_t>(g1 - g0);
+                         });
+  for (std::size_t k = 0; k < lists.size(); ++k)
+    lists[k]->families.reserve(lists[k]->families.size() + total[k]);
+
+  // Per side and peer: the families of this batch, then the next one's place in the list.
+  std::array<std::vector<std::size_t>, 3> count, cursor;
+  std::array<std::vector<int>, 3> peers;
+  for (std::size_t k = 0; k < lists.size(); ++k) {
+    count[k].assign(static_cast<std::size_t>(comm_size), 0);
+    cursor[k].assign(static_cast<std::size_t>(comm_size), 0);
+  }
   for (index_t b = 0; b < plan.batches; ++b) {
-    for (index_t s = by_batch.first[static_cast<std::size_t>(b)];
-         s < by_batch.first[static_cast<std::size_t>(b) + 1]; ++s) {
-      const ColumnSlice& cs = by_batch.slices[static_cast<std::size_t>(s)];
-      // Sending: source coordinates (p, q) of this rank, every target row coordinate.
-      for (const int p : g.src_rows_of_col[static_cast<std::size_t>(cs.src_coord)])
-        for (int pt = 0; pt < g.Pt; ++pt) {
-          const auto [g0, g1] = rows.groups_of(p, pt);
-          if (g0 == g1) continue;
-          const int peer = static_cast<int>(dd.rank_of(GridCoord{pt, cs.dst_coord}));
-          if (peer == rank) continue;  // local: listed on the receiving side
-          add(to[static_cast<std::size_t>(peer)], &to_peers, peer, g0, g1, cs.range);
-        }
-      // Receiving: target coordinates (p', q') of this rank, every source row coordinate.
-      for (const int pt : g.dst_rows_of_col[static_cast<std::size_t>(cs.dst_coord)])
-        for (int p = 0; p < g.Ps; ++p) {
-          const auto [g0, g1] = rows.groups_of(p, pt);
-          if (g0 == g1) continue;
-          const int peer = static_cast<int>(sd.rank_of(GridCoord{p, cs.src_coord}));
-          if (peer == rank)
-            add(own, nullptr, peer, g0, g1, cs.range);
-          else
-            add(from[static_cast<std::size_t>(peer)], &from_peers, peer, g0, g1, cs.range);
-        }
-    }
-    const auto flush = [&](std::vector<std::vector<BlockFamily>>& buckets, std::vector<int>& peers,
-                           FamilyList& d) {
-      std::sort(peers.begin(), peers.end());
-      for (const int peer : peers) {
-        append_message(d, peer, b, buckets[static_cast<std::size_t>(peer)], rows.groups(),
-                       plan.col_groups);
-        buckets[static_cast<std::size_t>(peer)].clear();
+    visit_batch_families(b, rows, by_batch, g, sd, dd, rank,
+                         [&](FamilySide side, int peer, index_t g0, index_t g1, const GroupRange&) {
+                           std::size_t& n = count[side_of(side)][static_cast<std::size_t>(peer)];
+                           if (n == 0) peers[side_of(side)].push_back(peer);
+                           n += static_cast<std::size_t>(g1 - g0);
+                         });
+    // Messages by peer, back to back after the list's earlier batches.
+    for (std::size_t k = 0; k < lists.size(); ++k) {
+      std::sort(peers[k].begin(), peers[k].end());
+      std::size_t at = lists[k]->families.size();
+      for (const int peer : peers[k]) {
+        cursor[k][static_cast<std::size_t>(peer)] = at;
+        at += count[k][static_cast<std::size_t>(peer)];
       }
-      peers.clear();
-    };
-    flush(to, to_peers, plan.send);
-    flush(from, from_peers, plan.recv);
-    if (!own.empty()) {
-      append_message(plan.local, rank, b, own, rows.groups(), plan.col_groups);
-      own.clear();
+      lists[k]->families.resize(at);
+    }
+    visit_batch_families(
+        b, rows, by_batch, g, sd, dd, rank,
+        [&](FamilySide side, int peer, index_t g0, index_t g1, const GroupRange& c) {
+          std::vector<BlockFamily>& families = lists[side_of(side)]->families;
+          std::size_t& at = cursor[side_of(side)][static_cast<std::size_t>(peer)];
+          for (index_t k = g0; k < g1; ++k)
+            families[at++] = BlockFamily{
+                GroupRange{k, 0, rows.groups()[static_cast<std::size_t>(k)].count}, c, 0};
+        });
+    for (std::size_t k = 0; k < lists.size(); ++k) {
+      for (const int peer : peers[k]) {
+        const std::size_t n = count[k][static_cast<std::size_t>(peer)];
+        lay_out_message(*lists[k], peer, b, cursor[k][static_cast<std::size_t>(peer)] - n, n,
+                        rows.groups(), plan.col_groups);
+        count[k][static_cast<std::size_t>(peer)] = 0;
+      }
+      peers[k].clear();
     }
   }
 }
