@@ -227,10 +227,9 @@ void visit_batch_families(index_t b, const AxisGroups& rows, const BatchSlices& 
 /// (batch, peer). Each family is written once, at its place in its list: counted first,
 /// the lists are sized once and a message is laid out where its families lie
 /// (detail::lay_out_message). Gathered per peer in vectors of their own and then appended,
-/// the lists and those vectors grew by doubling and touched about three times the plan's
-/// bytes in fresh pages (case a at 16384^2 on 2 ranks: 2.2 MB for a plan of 0.86 MB), which
-/// a first set-up pays a page fault each for (bench/README.md, "The first build's fresh
-/// pages").
+/// the lists and those vectors grew by doubling and touched 2.6 times the plan's bytes in
+/// fresh pages (case a at 16384^2 on 2 ranks: 2.2 MB for a plan of 0.86 MB), which a first
+/// set-up pays a page fault each for (bench/README.md, "The first build's fresh pages").
 template <class SD, class DD>
 void add_grid_families(Plan& plan, const AxisGroups& rows, const BatchSlices& by_batch,
                        const GridCoords& g, const SD& sd, const DD& dd, int rank, int comm_size) {
