@@ -244,27 +244,26 @@ void add_grid_families(Plan& plan, const AxisGroups& rows, const BatchSlices& by
   for (std::size_t k = 0; k < lists.size(); ++k)
     lists[k]->families.reserve(lists[k]->families.size() + total[k]);
 
-  // Per side and peer: the families of this batch, then the next one's place in the list.
-  std::array<std::vector<std::size_t>, 3> count, cursor;
+  // Per side and peer, one number: the batch's families counted, then where the next of
+  // them goes in the list. A message lies where the one before it ends.
+  std::array<std::vector<std::size_t>, 3> slot;
   std::array<std::vector<int>, 3> peers;
-  for (std::size_t k = 0; k < lists.size(); ++k) {
-    count[k].assign(static_cast<std::size_t>(comm_size), 0);
-    cursor[k].assign(static_cast<std::size_t>(comm_size), 0);
-  }
+  for (std::vector<std::size_t>& v : slot) v.assign(static_cast<std::size_t>(comm_size), 0);
   for (index_t b = 0; b < plan.batches; ++b) {
     visit_batch_families(b, rows, by_batch, g, sd, dd, rank,
                          [&](FamilySide side, int peer, index_t g0, index_t g1, const GroupRange&) {
-                           std::size_t& n = count[side_of(side)][static_cast<std::size_t>(peer)];
+                           std::size_t& n = slot[side_of(side)][static_cast<std::size_t>(peer)];
                            if (n == 0) peers[side_of(side)].push_back(peer);
                            n += static_cast<std::size_t>(g1 - g0);
                          });
     // Messages by peer, back to back after the list's earlier batches.
+    std::array<std::size_t, 3> batch_start{};
     for (std::size_t k = 0; k < lists.size(); ++k) {
       std::sort(peers[k].begin(), peers[k].end());
-      std::size_t at = lists[k]->families.size();
+      std::size_t at = batch_start[k] = lists[k]->families.size();
       for (const int peer : peers[k]) {
-        cursor[k][static_cast<std::size_t>(peer)] = at;
-        at += count[k][static_cast<std::size_t>(peer)];
+        std::size_t& s = slot[k][static_cast<std::size_t>(peer)];
+        at += std::exchange(s, at);
       }
       lists[k]->families.resize(at);
     }
@@ -272,17 +271,17 @@ void add_grid_families(Plan& plan, const AxisGroups& rows, const BatchSlices& by
         b, rows, by_batch, g, sd, dd, rank,
         [&](FamilySide side, int peer, index_t g0, index_t g1, const GroupRange& c) {
           std::vector<BlockFamily>& families = lists[side_of(side)]->families;
-          std::size_t& at = cursor[side_of(side)][static_cast<std::size_t>(peer)];
+          std::size_t& at = slot[side_of(side)][static_cast<std::size_t>(peer)];
           for (index_t k = g0; k < g1; ++k)
             families[at++] = BlockFamily{
                 GroupRange{k, 0, rows.groups()[static_cast<std::size_t>(k)].count}, c, 0};
         });
     for (std::size_t k = 0; k < lists.size(); ++k) {
+      std::size_t at = batch_start[k];
       for (const int peer : peers[k]) {
-        const std::size_t n = count[k][static_cast<std::size_t>(peer)];
-        lay_out_message(*lists[k], peer, b, cursor[k][static_cast<std::size_t>(peer)] - n, n,
-                        rows.groups(), plan.col_groups);
-        count[k][static_cast<std::size_t>(peer)] = 0;
+        const std::size_t end = std::exchange(slot[k][static_cast<std::size_t>(peer)], 0);
+        lay_out_message(*lists[k], peer, b, at, end - at, rows.groups(), plan.col_groups);
+        at = end;
       }
       peers[k].clear();
     }
