@@ -12,8 +12,8 @@
 /// a build (the median; max over ranks). The first build's page faults are shown beside
 /// what a fresh page costs this process (one byte written into each of 1024 new pages, the
 /// median of 5, measured before the builds): a first build touches its tables' pages for
-/// the first time, and on a VM whose memory is slow to hand out a fresh page can cost 50
-/// times what it does on bare metal (bench/README.md, "The first build's fresh pages"). A
+/// the first time, and on a VM whose memory is slow to hand out a fresh page can cost tens
+/// of times what it does on bare metal (bench/README.md, "The first build's fresh pages"). A
 /// fault count is exact where times are noisy, so it also compares two versions' memory. `--heap
 /// kept` stops glibc from trimming its heap and from mapping blocks below 32 MiB apart, as the
 /// GLIBC_TUNABLES line of docs/cost-model.md does: then builds after the first reuse the pages of
