@@ -28,8 +28,9 @@
 #include <exception>
 #include <malloc.h>
 #include <string>
-#include <unistd.h>
 #include <vector>
+
+#include <redist/detail/populate_pages.hpp>
 
 #include "bench.hpp"
 #include <sys/mman.h>
@@ -55,7 +56,7 @@ double minor_faults() {
 /// mapping, the median of 5 such mappings.
 double fresh_page_seconds() {
   constexpr std::size_t pages = 1024;
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t page = redist::detail::page_bytes();
   std::vector<double> t;
   for (int k = 0; k < 5; ++k) {
     void* m =
