@@ -94,10 +94,12 @@ long mapped_window_bytes(const M& m) {
 /// set-up put at least nine tenths of the peers' pages that its moves touch
 /// (`peer_elements` of T) in this process's page tables (the node-shared matrix `shared`'s
 /// mapping grew by that much since `mapped_before`, its size before set-up), and the first
-/// move then took under a tenth of a fault a page, plus 64 for the rest of the process
-/// (allocations, MPI). Without set-up's mapping, pushes took a fault a page and reads one
-/// a 16 pages (the kernel maps a read fault's neighbours). Then r's first move and every
-/// target element and the source, in any case.
+/// move then added under a tenth of them. Without set-up's mapping, pushes took a fault a
+/// page and reads one a 16 pages (the kernel maps a read fault's neighbours), and the
+/// window's mapping grew by every page touched either way. The window's own growth is the
+/// measure, not the process's page faults: those also count the MPI library's first
+/// touches, which vary with the transport (77 where TCP crossed simulated nodes, stop 68's
+/// CI). Then r's first move and every target element and the source, in any case.
 template <class R, class A, class B, class S>
 void check_first_move_faults(const boost::mpi::communicator& comm, R& r, const A& a, const B& b,
                              const Region& region, const S& shared, long mapped_before,
@@ -105,11 +107,13 @@ void check_first_move_faults(const boost::mpi::communicator& comm, R& r, const A
   using T = typename B::value_type;
   const long page = static_cast<long>(detail::page_bytes());
   const long pages = static_cast<long>(peer_elements) * static_cast<long>(sizeof(T)) / page;
-  const long mapped = mapped_window_bytes(shared) - mapped_before;
+  const long mapped_at_setup = mapped_window_bytes(shared);
+  const long mapped = mapped_at_setup - mapped_before;
   comm.barrier();
   const long before = minor_faults();
   r.redistribute();
   const long faults = minor_faults() - before;
+  const long grown = mapped_window_bytes(shared) - mapped_at_setup;
   index_t checked = 0;
   CHECK(sum(comm, target_errors(b, region, checked)) == 0);
   CHECK(sum(comm, source_errors(a)) == 0);
@@ -118,9 +122,9 @@ void check_first_move_faults(const boost::mpi::communicator& comm, R& r, const A
   CHECK(sum(comm, pages) >= (comm.size() > 1 ? 256 : 0));
   if (faults_countable()) {
     INFO("peers' pages touched ", pages, ", mapped at set-up ", mapped / page,
-         ", page faults in the first move ", faults);
+         ", mapped by the first move ", grown / page, ", the process's page faults in it ", faults);
     CHECK(mapped >= pages * page * 9 / 10);
-    CHECK(faults <= pages / 10 + 64);
+    CHECK(grown <= pages * page / 10);
   }
 }
 
