@@ -2,10 +2,8 @@
 // predecessors in the task graph (the graph is the schedule); start/test/wait let the
 // caller drive the transfer; tiny chunks and every transport move the same data; execution
 // options are agreed by every rank; a caller's execution-space instance runs the copies.
-#include <chrono>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -17,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include "late_rank.hpp"
 #include "mpi_test_support.hpp"
 #include "steps_between_nodes.hpp"
 
@@ -235,25 +234,21 @@ TEST_CASE("mpi: a rank that waits past the progress timeout gets an error naming
   Redistributor r(a, b, comm, PlanOptions{}, o);
   const int late = np - 1;
   std::string what;
-  if (comm.rank() == late) {
-    std::this_thread::sleep_for(std::chrono::seconds(5));
+  // The late rank starts once the others have given up or finished.
+  after_the_others(comm, late, [&] {
     try {
       r.redistribute();
     } catch (const communication_error& e) {
       what = e.what();
     }
-    // All at once it completes. In steps between nodes its sends wait for what its peers
-    // send, which they may have given up on: then it stops with the same error.
+  });
+  // All at once the late rank completes. In steps between nodes its sends wait for what its
+  // peers send, which they may have given up on: then it stops with the same error.
+  if (comm.rank() == late) {
     if (test::steps_between_nodes(comm))
       CHECK((what.empty() || what.find("made no progress for 1 s") != std::string::npos));
     else
       CHECK(what.empty());
-  } else {
-    try {
-      r.redistribute();
-    } catch (const communication_error& e) {
-      what = e.what();
-    }
   }
   if (comm.rank() == 0) {
     CHECK(what.find("rank " + std::to_string(late) + " (") != std::string::npos);

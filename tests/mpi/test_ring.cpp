@@ -300,7 +300,7 @@ TEST_CASE("mpi: a peer that stops consuming its ring ends every rank in the prog
     o.progress_timeout_seconds = 1.0;
     o.progress = progress;
     Redistributor r(a, b, comm, PlanOptions{}, o);
-    // The late rank consumes nothing for 3 s: its peers' rings fill and they give up.
+    // The late rank consumes nothing until its peers have given up: their rings fill.
     check_late_rank_times_out(comm, r, a, np - 1);
   }
 }
