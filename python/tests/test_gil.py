@@ -1,8 +1,8 @@
 """The GIL is released while data moves: a Python thread runs during redistribute().
 
-A spinning thread stamps the time as often as it gets the GIL. If a move held the GIL, no
-stamp could fall inside the call but for the switch interval at either end, which the test
-sets to 1 ms and leaves out of the window it counts."""
+A thread stamps the time whenever it gets the GIL, every 0.1 ms at most. If a move held the
+GIL, no stamp could fall inside the call but for the switch interval at either end, which the
+test sets to 1 ms and leaves out of the window it counts."""
 
 import sys
 import threading
@@ -29,8 +29,12 @@ def test_gil_released_while_data_moves(comm):
     stop = threading.Event()
 
     def spin():
+        # A stamp every 0.1 ms at most: enough to see Python run inside a move of 10 ms or
+        # more, without a list of tens of millions of stamps or a thread that takes a core
+        # from the oversubscribed ranks (42 s of the suite's 46 at 4 ranks on 2 cores).
         while not stop.is_set():
             stamps.append(time.perf_counter())
+            time.sleep(0.0001)
 
     old = sys.getswitchinterval()
     sys.setswitchinterval(0.001)
