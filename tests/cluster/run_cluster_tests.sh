@@ -347,9 +347,13 @@ fi
 mpi_tests=${REDIST_MPI_TESTS:-${build:+$build/tests/redist-mpi-tests}}
 if [[ -n $mpi_tests ]]; then
   if [[ -x $mpi_tests ]]; then
-    # The whole suite: about 2 minutes on an idle 2-core machine, 8 under a load of 11.
+    # Open MPI yields in its waits (mpi_yield_when_idle): the suite's own barriers and
+    # reductions spin in MPI otherwise, on the cores that the links' softirq work needs
+    # (docs/cluster.md, "A spinning rank slows the other nodes"), and each one took about
+    # 5 ms; redist's own waits yield either way. The whole suite: 25 s on an idle 2-core
+    # machine, 244 s with spinning collectives.
     run_limit=${CLUSTER_SUITE_TIMEOUT:-900} OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
-      run --ranks-per-node 2 -- "$mpi_tests"
+      OMPI_MCA_mpi_yield_when_idle=1 run --ranks-per-node 2 -- "$mpi_tests"
     [[ $rc -eq 0 ]] && grep -qE "test cases: +[0-9]+ \| +[0-9]+ passed \| +0 failed" "$out"
     check $? "the MPI test suite on 2 x 2 nodes: exit $rc after $secs s ($(grep -m1 -E 'test cases:' "$out" | tr -s ' '))"
     [[ $rc -eq 0 ]] || show "$out" "$err"
