@@ -16,8 +16,8 @@
 namespace redist::test {
 
 /// Runs `step` on every rank, on rank `late` only after each other rank's `step` has
-/// returned: they send it a note on a duplicate of `comm`, so the notes meet no message of
-/// the move. Collective.
+/// returned or thrown: they send it a note on a duplicate of `comm`, so the notes meet no
+/// message of the move. Collective.
 template <class Step>
 void after_the_others(const boost::mpi::communicator& comm, int late, Step&& step) {
   const boost::mpi::communicator notes(comm, boost::mpi::comm_duplicate);
@@ -25,7 +25,12 @@ void after_the_others(const boost::mpi::communicator& comm, int late, Step&& ste
     for (int i = 1; i < comm.size(); ++i) notes.recv(boost::mpi::any_source, 0);
     step();
   } else {
-    step();
+    try {
+      step();
+    } catch (...) {
+      notes.send(late, 0);  // an unexpected error fails the case, it does not hang `late`
+      throw;
+    }
     notes.send(late, 0);
   }
 }
