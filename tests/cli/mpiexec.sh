@@ -5,12 +5,12 @@
 # shellcheck shell=bash
 mpiexec=${MPIEXEC:-mpiexec}
 if [[ -z ${MPIEXEC_FLAGS+x} ]]; then
-  version=$("$mpiexec" --version 2>&1)
-  if grep -q "Open MPI\|OpenRTE" <<<"$version"; then
+  mpiexec_version=$("$mpiexec" --version 2>&1)
+  if grep -q "Open MPI\|OpenRTE" <<<"$mpiexec_version"; then
     MPIEXEC_FLAGS="--allow-run-as-root --oversubscribe"
     # Open MPI 4 waits 1 s between SIGTERM and SIGKILL after a rank exits non-zero
     # (tests/CMakeLists.txt says more).
-    if grep -qE "\(Open MPI\) [1-4]\.|OpenRTE" <<<"$version"; then
+    if grep -qE "\(Open MPI\) [1-4]\.|OpenRTE" <<<"$mpiexec_version"; then
       MPIEXEC_FLAGS+=" --mca odls_base_sigkill_timeout 0"
     fi
   else
